@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build the local Debian 12 + systemd base image for molecule and the demo fleet.
+# No registry can be reached, so the root filesystem comes from debootstrap and
+# enters Docker through `docker import`. The image carries the hash of this
+# recipe as a label; it is rebuilt only when missing or when the recipe changed.
+set -euo pipefail
+
+IMAGE="${GPUFLEET_BASE_IMAGE:-gpufleet-sglang/debian12-systemd:bookworm}"
+SUITE=bookworm
+PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,sudo,procps,iproute2,ca-certificates,gnupg,curl
+# Units that have nothing to do inside a container and only slow its boot.
+MASKED_UNITS="systemd-udevd.service systemd-udev-trigger.service getty.target console-getty.service \
+systemd-remount-fs.service dev-hugepages.mount sys-fs-fuse-connections.mount apt-daily.timer apt-daily-upgrade.timer"
+
+log() { printf 'base-image: %s\n' "$*" >&2; }
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+recipe_hash="$(cat "$here/base-image.sh" | sha256sum | cut -c1-16)"
+
+current_hash="$(docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$IMAGE" 2>/dev/null || true)"
+if [ "$current_hash" = "$recipe_hash" ]; then
+    log "$IMAGE is current (recipe $recipe_hash)"
+    exit 0
+fi
+log "building $IMAGE (recipe $recipe_hash, found '${current_hash:-none}')"
+
+# The mirror is the one this machine's apt already uses, unless DEBIAN_MIRROR says otherwise.
+mirror_from_host() {
+    local uri
+    uri="$(grep -hs -m1 -E '^URIs:.*/debian/?$' /etc/apt/sources.list.d/*.sources | awk '{print $2}' || true)"
+    [ -n "$uri" ] || uri="$(grep -hs -m1 -E '^deb .*/debian/? ' /etc/apt/sources.list | awk '{print $2}' || true)"
+    printf '%s' "$uri"
+}
+mirror="${DEBIAN_MIRROR:-$(mirror_from_host)}"
+[ -n "$mirror" ] || { log "no Debian mirror found in /etc/apt; set DEBIAN_MIRROR"; exit 1; }
+
+if ! command -v debootstrap >/dev/null 2>&1; then
+    log "installing debootstrap"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+fi
+
+rootfs="$(mktemp -d /var/tmp/gpufleet-rootfs.XXXXXX)"
+trap 'rm -rf "$rootfs"' EXIT
+
+log "debootstrap $SUITE from $mirror"
+debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
+    tail -n 30 "$rootfs.log" >&2; exit 1; }
+rm -f "$rootfs.log"
+
+cat >"$rootfs/etc/apt/sources.list" <<SOURCES
+deb $mirror $SUITE main
+deb $mirror $SUITE-updates main
+deb ${mirror%/debian*}/debian-security $SUITE-security main
+SOURCES
+printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' >"$rootfs/etc/apt/apt.conf.d/90gpufleet"
+for unit in $MASKED_UNITS; do
+    ln -sf /dev/null "$rootfs/etc/systemd/system/$unit"
+done
+: >"$rootfs/etc/machine-id"
+rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+
+log "importing into Docker"
+tar -C "$rootfs" -c . | docker import \
+    --change 'CMD ["/sbin/init"]' \
+    --change 'ENV container=docker' \
+    --change "LABEL gpufleet.recipe=$recipe_hash" \
+    - "$IMAGE" >/dev/null
+log "built $IMAGE"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Create the pinned development environment in .venv and make the checkout
+# importable as the collection gpufleet.sglang.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+# The newest Python that the pinned ansible-core runs on (3.12+), found on PATH or in pyenv.
+find_python() {
+    local v candidate
+    for v in 3.14 3.13 3.12; do
+        for candidate in "python$v" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+            if "$candidate" -c 'import ssl, venv' >/dev/null 2>&1; then
+                command -v "$candidate" 2>/dev/null || printf '%s\n' "$candidate"
+                return 0
+            fi
+        done
+    done
+    return 1
+}
+
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$root/requirements-dev.txt" | cut -d' ' -f1)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    python="$(find_python)" || { log "no Python 3.12 or newer found (ansible-core 2.21 needs one)"; exit 1; }
+    log "creating .venv with $python"
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+    "$venv/bin/python" -m pip install -q -r "$root/requirements-dev.txt" 2> >(grep -v "is ignored: it is neither" >&2)
+    printf '%s\n' "$want" >"$stamp"
+else
+    log ".venv is current"
+fi
+
+# ANSIBLE_COLLECTIONS_PATH points at .collections, where the checkout is gpufleet.sglang.
+link="$root/.collections/ansible_collections/gpufleet/sglang"
+mkdir -p "$(dirname "$link")"
+ln -sfn ../../.. "$link"
+
+# ansible-test fetches a pip bootstrap script from a host that cannot be reached here.
+# This one does the same job offline: ensurepip, then pip from the configured index.
+pip_version="$("$venv/bin/python" - <<'PY'
+import re, ansible_test, pathlib
+src = pathlib.Path(ansible_test.__file__).parent / "_internal" / "python_requirements.py"
+print(re.search(r"pip='([^']+)'", src.read_text()).group(1))
+PY
+)"
+cache="$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
+mkdir -p "$(dirname "$cache")"
+cat >"$cache" <<'PY'
+"""Offline stand-in for get-pip.py, written by gpufleet.sglang's scripts/setup.sh."""
+import ensurepip
+import subprocess
+import sys
+
+GET_PIP_ONLY = {"--no-setuptools", "--no-wheel"}
+
+ensurepip.bootstrap(upgrade=True)
+args = [a for a in sys.argv[1:] if a not in GET_PIP_ONLY]
+sys.exit(subprocess.call([sys.executable, "-m", "pip", "install"] + args))
+PY
+log "ready: $("$venv/bin/ansible" --version | head -n1)"
