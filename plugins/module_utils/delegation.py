@@ -87,9 +87,9 @@ def find_class(tree, class_name, path):
         raise PatchError("class %s is not defined in %s; check class_name (nested classes are "
                          "written Outer.Inner)" % (class_name, path))
     if len(matches) > 1:
+        qualnames = ", ".join(qualname for qualname, node in matches)
         raise PatchError("class %s is defined %d times in %s (%s); give class_name as the dotted "
-                         "name of one of them" % (class_name, len(matches), path,
-                                                   ", ".join(q for q, _ in matches)))
+                         "name of one of them" % (class_name, len(matches), path, qualnames))
     return matches[0][1]
 
 
@@ -128,7 +128,7 @@ def remove_block(text, class_name, path):
     tree = ast.parse(text, filename=path)
     class_node = find_class(tree, class_name, path)
     lines = text.split("\n")
-    body_indent, _ = _body_indent(lines, class_node, path)
+    body_indent = _body_indent(lines, class_node, path)[0]
     block = _find_block(lines, class_node, body_indent, path)
     if block is None:
         return text, []

@@ -101,7 +101,7 @@ def scan_file(path, relpath, tree):
                 receiver = _receiver_names(node.args[0])
                 if _is_model(receiver):
                     found.append((node.args[1].value, node.lineno, func.id, receiver))
-        probed = set(name for name, _, kind, _ in found if kind in PROBES)
+        probed = set(entry[0] for entry in found if entry[2] in PROBES)
         for name, line, kind, receiver in found:
             key = (name, line, kind)
             if key in seen:
@@ -212,5 +212,5 @@ def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_att
 
 
 def _site_key(site):
-    path, _, line = site.rpartition(":")
+    path, line = site.rsplit(":", 1)
     return (path, int(line))

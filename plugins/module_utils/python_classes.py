@@ -112,12 +112,26 @@ def self_assignments(func):
     return found
 
 
-def import_root_of(path):
-    """The directory Python would import ``path`` from: above its outermost package."""
+def import_root_of(path, max_levels=6):
+    """The directory Python would import ``path`` from: above its outermost package.
+
+    Folders like sglang/srt/ have no __init__.py (namespace packages), so the search
+    first climbs to the nearest regular package, then above the outermost one.
+    """
     directory = os.path.dirname(os.path.abspath(path))
-    while os.path.exists(os.path.join(directory, "__init__.py")):
-        directory = os.path.dirname(directory)
-    return directory
+    probe = directory
+    for dummy in range(max_levels):
+        if os.path.exists(os.path.join(probe, "__init__.py")):
+            break
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return directory
+        probe = parent
+    else:
+        return directory
+    while os.path.exists(os.path.join(probe, "__init__.py")):
+        probe = os.path.dirname(probe)
+    return probe
 
 
 def iter_classes(tree):
@@ -176,7 +190,7 @@ class SourceIndex(object):
         found = self.class_in_file(from_path, name)
         if found is not None:
             return found
-        head, _, rest = name.partition(".")
+        head, dummy, rest = name.partition(".")
         for node in self.parse(from_path).body:
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
@@ -224,7 +238,7 @@ class SourceIndex(object):
             return Provision(kind, info.name, info.path)
         if _depth > 50:
             return None
-        resolved, is_module, _ = self.bases(info)
+        resolved, is_module = self.bases(info)[:2]
         for base in resolved:
             found = self.provides(base, attribute, _depth + 1)
             if found is not None:
@@ -234,7 +248,8 @@ class SourceIndex(object):
         return None
 
     def unresolved_bases(self, info, _depth=0):
-        resolved, _, unresolved = self.bases(info)
+        bases = self.bases(info)
+        resolved, unresolved = bases[0], bases[2]
         names = list(unresolved)
         if _depth < 50:
             for base in resolved:

@@ -66,4 +66,3 @@ def sglang_version(sglang_root):
     return (_version_from_dist_info(sglang_root)
             or _version_from_file(os.path.join(sglang_root, "_version.py"))
             or _version_from_file(os.path.join(sglang_root, "version.py")))
-

@@ -1,0 +1,228 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: delegation_patch
+short_description: Add delegation methods to a Python class in one managed block
+version_added: 0.1.0
+description:
+  - Adds one marked block at the end of a class body with one method per name, each forwarding
+    C(*args, **kwargs) to C(self.<inner_attr>.<name>); a property on the inner class becomes a property.
+  - Made for SGLang's multimodal wrappers (such as C(KimiK25ForConditionalGeneration)) that wrap a language
+    model but do not delegate the methods EAGLE-3 calls on the target model.
+  - Never adds a method the class already has (own or inherited); a block with a different set of methods
+    is rewritten, not duplicated. O(state=absent) removes the block and gives back the original bytes.
+  - The new text must compile before it replaces the file; the write is atomic and keeps owner, group and
+    mode. Line endings and indentation follow the file.
+  - On bad input the module fails with a message that says what to change, and the file is not touched.
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  path:
+    description: The Python file that defines the class.
+    type: path
+    required: true
+  class_name:
+    description: The class to patch; a nested class is written C(Outer.Inner).
+    type: str
+    required: true
+  inner_attr:
+    description: The attribute, assigned in C(__init__), that holds the object to delegate to.
+    type: str
+    default: language_model
+  methods:
+    description:
+      - The names to delegate, as a list.
+      - C(auto) takes the names the SGLang EAGLE-3 audit (M(gpufleet.sglang.eagle3_audit)) requires
+        of this class; names the inner class lacks are then reported in RV(undelegatable) instead of failing.
+      - With a list, a name the inner class lacks is an error.
+      - Required when O(state=present).
+    type: raw
+  sglang_root:
+    description:
+      - The installed C(sglang) package directory, used with O(methods=auto).
+      - Defaults to the top-level package that contains O(path).
+    type: path
+  state:
+    description: Whether the managed block should be present or absent.
+    type: str
+    choices: [present, absent]
+    default: present
+  backup:
+    description: Keep a timestamped copy of the file (same owner and mode) before changing it.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
+    support: full
+    details: Computes and reports the change, including the diff, and writes nothing.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: full
+    details: Shows a unified diff of the file.
+seealso:
+  - module: gpufleet.sglang.eagle3_audit
+"""
+
+EXAMPLES = r"""
+- name: Delegate what EAGLE-3 needs from the Kimi-K2.5 wrapper to its language model
+  gpufleet.sglang.delegation_patch:
+    path: /opt/sglang/venv/lib/python3.12/site-packages/sglang/srt/models/kimi_k25.py
+    class_name: KimiK25ForConditionalGeneration
+    methods: auto
+  notify: Restart sglang
+
+- name: Delegate an explicit list of methods
+  gpufleet.sglang.delegation_patch:
+    path: /srv/app/models/wrapper.py
+    class_name: VisionWrapper
+    inner_attr: language_model
+    methods:
+      - get_embed_and_head
+      - set_eagle3_layers_to_capture
+    backup: true
+
+- name: Remove the managed block again
+  gpufleet.sglang.delegation_patch:
+    path: /srv/app/models/wrapper.py
+    class_name: VisionWrapper
+    state: absent
+"""
+
+RETURN = r"""
+delegated:
+  description: The names in the managed block after the run.
+  returned: always
+  type: list
+  elements: str
+  sample: [get_embed_and_head, set_eagle3_layers_to_capture, set_embed_and_head]
+previous:
+  description: The names in the managed block before the run.
+  returned: always
+  type: list
+  elements: str
+  sample: []
+already_present:
+  description: Requested names the class already has without the block; they are not added.
+  returned: always
+  type: list
+  elements: str
+  sample: []
+undelegatable:
+  description: With O(methods=auto), required names that neither the class nor its inner class has.
+  returned: always
+  type: list
+  elements: str
+  sample: []
+backup_file:
+  description: The backup copy, when O(backup=true) and the file changed.
+  returned: changed and backup requested
+  type: str
+  sample: /opt/sglang/venv/lib/python3.12/site-packages/sglang/srt/models/kimi_k25.py.12345.2026-12-02@12:00:00~
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils.delegation import PatchError, plan_patch
+from ansible_collections.gpufleet.sglang.plugins.module_utils.eagle3_audit import audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import (
+    SourceError,
+    import_root_of,
+)
+from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import PackageError
+
+
+def package_root_of(path):
+    """The top-level package directory that contains ``path``."""
+    import_root = import_root_of(path)
+    top = os.path.relpath(os.path.abspath(path), import_root).split(os.sep, maxsplit=1)[0]
+    return os.path.join(import_root, top)
+
+
+def requested_methods(module):
+    """(names, strict) from the methods option; auto asks the EAGLE-3 audit."""
+    params = module.params
+    methods = params["methods"]
+    if methods in ("auto", ["auto"]):
+        root = params["sglang_root"] or package_root_of(params["path"])
+        try:
+            result = audit(root, params["path"], params["class_name"], params["inner_attr"])
+        except (SourceError, PackageError) as exc:
+            module.fail_json(msg="methods=auto needs the EAGLE-3 audit, which failed: %s" % exc)
+        return result["required"], False
+    if isinstance(methods, str):
+        methods = [m.strip() for m in methods.split(",") if m.strip()]
+    if not isinstance(methods, list) or not methods or not all(isinstance(m, str) and m.isidentifier() for m in methods):
+        module.fail_json(msg="methods must be 'auto' or a non-empty list of method names, got %r" % (methods,))
+    return methods, True
+
+
+def write_atomically(module, path, text):
+    """Write next to the file, then rename over it; atomic_move keeps owner, group and mode."""
+    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+        module.atomic_move(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            path=dict(type="path", required=True),
+            class_name=dict(type="str", required=True),
+            inner_attr=dict(type="str", default="language_model"),
+            methods=dict(type="raw"),
+            sglang_root=dict(type="path"),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            backup=dict(type="bool", default=False),
+        ),
+        required_if=[("state", "present", ("methods",))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    path = params["path"]
+    if not os.path.isfile(path):
+        module.fail_json(msg="%s does not exist or is not a file; give path= the Python file that "
+                             "defines %s" % (path, params["class_name"]))
+
+    methods, strict = requested_methods(module) if params["state"] == "present" else ([], True)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        plan = plan_patch(path, data, params["class_name"], params["inner_attr"], methods,
+                          params["state"], strict=strict)
+    except PatchError as exc:
+        module.fail_json(msg=str(exc))
+
+    result = dict(
+        changed=plan.changed,
+        delegated=plan.delegated,
+        previous=plan.previous,
+        already_present=plan.already_present,
+        undelegatable=plan.lacking,
+    )
+    if module._diff:
+        result["diff"] = dict(before=plan.original, after=plan.new,
+                              before_header=path, after_header=path)
+    if plan.changed and not module.check_mode:
+        if params["backup"]:
+            result["backup_file"] = module.backup_local(path)
+        write_atomically(module, path, plan.new)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

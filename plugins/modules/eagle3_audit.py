@@ -1,0 +1,217 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: eagle3_audit
+short_description: Audit an installed SGLang for the methods EAGLE-3 calls on a model wrapper
+version_added: 0.1.0
+description:
+  - Reads the installed C(sglang) package without importing it (importing needs torch and a GPU).
+  - Finds, by AST over C(srt/speculative/) and C(srt/model_executor/), every method SGLang calls or
+    probes with C(hasattr)/C(getattr) on a model object, with its call sites.
+  - For each name, tells whether the wrapper class provides it (own method, property, attribute,
+    inherited from a base class in SGLang's sources, or from C(torch.nn.Module)) and whether the
+    class of its inner language model (C(self.<inner_attr>) in C(__init__)) provides it, following
+    base classes across files.
+  - A name is required when EAGLE-3 cannot run without it on the target model; C(missing) lists the
+    required names the wrapper lacks, split into C(delegatable) (the inner class has them) and
+    C(undelegatable).
+  - The EAGLE-3 set (C(set_eagle3_layers_to_capture), C(get_embed_and_head), C(set_embed_and_head))
+    is always required.
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  sglang_root:
+    description:
+      - The installed C(sglang) package directory, for example C(/opt/sglang/venv/lib/python3.12/site-packages/sglang).
+      - Exactly one of O(sglang_root) and O(python) is required.
+    type: path
+  python:
+    description:
+      - A Python interpreter whose environment has C(sglang) installed, for example C(/opt/sglang/venv/bin/python).
+      - The package is located with C(importlib.util.find_spec), which does not import it.
+    type: path
+  model_file:
+    description:
+      - The model file to audit, relative to the package directory (or absolute).
+    type: str
+    default: srt/models/kimi_k25.py
+  class_name:
+    description:
+      - The wrapper class to audit. Defaults to the first class named by the file's C(EntryClass).
+    type: str
+  inner_attr:
+    description:
+      - The attribute of the wrapper that holds the wrapped language model.
+    type: str
+    default: language_model
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
+    support: full
+    details: The module only reads files; it behaves the same in check mode.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: none
+notes:
+  - The audit reads the source on the managed host; it never imports C(sglang) or C(torch).
+seealso:
+  - module: gpufleet.sglang.delegation_patch
+"""
+
+EXAMPLES = r"""
+- name: Audit the Kimi-K2.5 wrapper of the SGLang in a venv
+  gpufleet.sglang.eagle3_audit:
+    python: /opt/sglang/venv/bin/python
+  register: audit
+
+- name: Fail when a launch with EAGLE-3 would crash
+  ansible.builtin.assert:
+    that: audit.missing | length == 0
+    fail_msg: "SGLang {{ audit.sglang_version }} lacks {{ audit.missing | join(', ') }} on {{ audit.class_name }}"
+
+- name: Audit another wrapper
+  gpufleet.sglang.eagle3_audit:
+    sglang_root: /opt/sglang/venv/lib/python3.12/site-packages/sglang
+    model_file: srt/models/kimi_vl.py
+    class_name: KimiVLForConditionalGeneration
+"""
+
+RETURN = r"""
+sglang_root:
+  description: The package directory that was audited.
+  returned: success
+  type: str
+  sample: /opt/sglang/venv/lib/python3.12/site-packages/sglang
+sglang_version:
+  description: The installed version, read from the package's dist-info or version file.
+  returned: success
+  type: str
+  sample: 0.5.9
+model_file:
+  description: The audited model file, relative to O(sglang_root).
+  returned: success
+  type: str
+  sample: srt/models/kimi_k25.py
+class_name:
+  description: The audited wrapper class.
+  returned: success
+  type: str
+  sample: KimiK25ForConditionalGeneration
+inner_class:
+  description: The class or classes C(self.<inner_attr>) is built from.
+  returned: success
+  type: list
+  elements: str
+  sample: [DeepseekV3ForCausalLM]
+required:
+  description: Names the wrapper must provide for EAGLE-3 to run.
+  returned: success
+  type: list
+  elements: str
+  sample: [get_embed_and_head, set_eagle3_layers_to_capture, set_embed_and_head]
+present:
+  description: Required names the wrapper provides.
+  returned: success
+  type: list
+  elements: str
+  sample: []
+missing:
+  description: Required names the wrapper lacks; a launch with EAGLE-3 fails on the first of them.
+  returned: success
+  type: list
+  elements: str
+  sample: [get_embed_and_head, set_eagle3_layers_to_capture, set_embed_and_head]
+delegatable:
+  description: Missing names that the inner class provides, so a delegation fixes them.
+  returned: success
+  type: list
+  elements: str
+  sample: [get_embed_and_head, set_eagle3_layers_to_capture, set_embed_and_head]
+undelegatable:
+  description: Missing names that the inner class does not provide either.
+  returned: success
+  type: list
+  elements: str
+  sample: []
+methods:
+  description:
+    - Every name found, required or not, with its call sites (C(path:line) relative to O(sglang_root)),
+      which model the sites call it on (C(target), C(draft)), and how the wrapper and the inner class
+      provide it (null when they do not).
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - name: get_embed_and_head
+      required: true
+      call_sites: ["srt/speculative/eagle_worker.py:157"]
+      called_on: [target]
+      wrapper: null
+      inner: {kind: method, defined_in: DeepseekV2ForCausalLM, inherited: true}
+unresolved_bases:
+  description: Base classes of the wrapper whose source is not in the package (their methods are not seen).
+  returned: success
+  type: list
+  elements: str
+  sample: []
+files_scanned:
+  description: Number of files parsed for call sites.
+  returned: success
+  type: int
+  sample: 30
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils.eagle3_audit import (
+    DEFAULT_INNER_ATTR,
+    DEFAULT_MODEL_FILE,
+    audit,
+)
+from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import SourceError
+from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import (
+    LOCATE_SNIPPET,
+    PackageError,
+)
+
+
+def locate_with_python(module, python):
+    rc, out, err = module.run_command([python, "-c", LOCATE_SNIPPET])
+    if rc != 0:
+        module.fail_json(msg="%s could not be run to locate sglang: %s" % (python, err.strip() or out.strip()))
+    if not out.strip():
+        module.fail_json(msg="sglang is not installed in the environment of %s; install it first "
+                             "(gpufleet.sglang.install) or give sglang_root" % python)
+    return out.strip()
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            sglang_root=dict(type="path"),
+            python=dict(type="path"),
+            model_file=dict(type="str", default=DEFAULT_MODEL_FILE),
+            class_name=dict(type="str"),
+            inner_attr=dict(type="str", default=DEFAULT_INNER_ATTR),
+        ),
+        mutually_exclusive=[("sglang_root", "python")],
+        required_one_of=[("sglang_root", "python")],
+        supports_check_mode=True,
+    )
+    params = module.params
+    root = params["sglang_root"] or locate_with_python(module, params["python"])
+    try:
+        result = audit(root, params["model_file"], params["class_name"], params["inner_attr"])
+    except (SourceError, PackageError) as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Run ansible-test on a copy of the checkout laid out as ansible_collections/gpufleet/sglang
+# (ansible-test resolves symlinks, so the .collections link does not satisfy it).
+# Usage: scripts/ansible-test.sh sanity --python 3.13
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Outside the checkout: inside it, ansible-test would list files through the checkout's git.
+work="${GPUFLEET_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet-sglang}/ansible-test/ansible_collections/gpufleet/sglang"
+
+rm -rf "$work"
+mkdir -p "$work"
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r tar -cf - 2>/dev/null) \
+    | tar -xf - -C "$work"
+cd "$work"
+exec "$root/.venv/bin/ansible-test" "$@"

@@ -1,0 +1,44 @@
+"""Real SGLang release wheels from PyPI for tests: downloaded once, cached outside the checkout.
+
+Usage from the shell: python tests/sglang_wheels.py 0.5.9   (prints the wheel's path)
+"""
+
+import glob
+import os
+import subprocess
+import sys
+import zipfile
+
+CACHE = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gpufleet-sglang"), "wheels")
+
+# The test hosts and the fixtures use CPython 3.11 on x86_64 Linux (Debian 12), so the
+# platform wheels of newer releases are fetched for that interpreter.
+PIP_TARGET = ["--python-version", "3.11", "--only-binary=:all:", "--no-deps"]
+
+
+def wheel_path(version):
+    """Path of the sglang==version wheel, downloading it into the cache when missing."""
+    pattern = os.path.join(CACHE, "sglang-%s-*.whl" % version)
+    found = glob.glob(pattern)
+    if not found:
+        os.makedirs(CACHE, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check"]
+                       + PIP_TARGET + ["-d", CACHE, "sglang==%s" % version], check=True)
+        found = glob.glob(pattern)
+    if not found:
+        raise RuntimeError("pip download did not produce %s" % pattern)
+    return found[0]
+
+
+def extract(version, dest):
+    """Unpack the wheel into dest (a site-packages-like folder); returns dest/sglang."""
+    with zipfile.ZipFile(wheel_path(version)) as wheel:
+        members = [m for m in wheel.namelist() if m.endswith(".py") or ".dist-info/" in m]
+        wheel.extractall(dest, members)
+    return os.path.join(dest, "sglang")
+
+
+if __name__ == "__main__":
+    for requested in sys.argv[1:]:
+        print(wheel_path(requested))
