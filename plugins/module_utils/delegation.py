@@ -180,6 +180,7 @@ def plan_patch(path, data, class_name, inner_attr, methods, state, strict=True, 
     tree = ast.parse(base, filename=path)
     class_node = find_class(tree, class_name, path)
     index = index or SourceIndex(import_root_of(path))
+    index.add(path, tree)
     wrapper = ClassInfo(class_node, os.path.abspath(path), tree)
     try:
         inner_classes = index.inner_classes(wrapper, inner_attr)

@@ -162,6 +162,10 @@ class SourceIndex(object):
             self._trees[path] = ast.parse(source, filename=path)
         return self._trees[path]
 
+    def add(self, path, tree):
+        """Use ``tree`` for ``path`` instead of what is on disk (a text not yet written)."""
+        self._trees[os.path.abspath(path)] = tree
+
     @property
     def parsed_files(self):
         return len(self._trees)

@@ -1,0 +1,137 @@
+"""The delegation_patch module: check mode, diff, atomic write, owner and mode, backups, bad input."""
+
+import hashlib
+import os
+import stat
+
+import pytest
+
+from conftest import run_module
+from ansible_collections.gpufleet.sglang.plugins.modules import delegation_patch
+
+EAGLE3 = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]
+KIMI = "KimiK25ForConditionalGeneration"
+
+
+def sha256(path):
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+@pytest.fixture
+def kimi_059(sglang_copy):
+    root = sglang_copy("0.5.9")
+    return root, os.path.join(root, "srt/models/kimi_k25.py")
+
+
+def patch(path, check_mode=False, diff=False, **extra):
+    args = dict(path=path, class_name=KIMI, methods="auto")
+    args.update(extra)
+    return run_module(delegation_patch, args, check_mode=check_mode, diff=diff)
+
+
+def test_check_mode_reports_the_change_and_writes_nothing(kimi_059):
+    root, path = kimi_059
+    before = sha256(path)
+    result = patch(path, check_mode=True, diff=True)
+
+    assert result["changed"] is True
+    assert result["delegated"] == EAGLE3
+    assert "+    def get_embed_and_head(self, *args, **kwargs):" in "\n".join(
+        "+" + line for line in result["diff"]["after"].splitlines())
+    assert result["diff"]["before_header"] == path
+    assert sha256(path) == before
+    assert not [f for f in os.listdir(os.path.dirname(path)) if f.startswith(".kimi_k25")]
+
+
+def test_apply_is_idempotent_and_absent_restores_the_sha256(kimi_059):
+    root, path = kimi_059
+    original = sha256(path)
+
+    first = patch(path)
+    assert first["changed"] is True and first["delegated"] == EAGLE3
+    patched = sha256(path)
+    second = patch(path)
+    assert second["changed"] is False and second["delegated"] == EAGLE3
+    assert sha256(path) == patched
+
+    removed = patch(path, state="absent")
+    assert removed["changed"] is True and removed["previous"] == EAGLE3
+    assert sha256(path) == original
+    assert patch(path, state="absent")["changed"] is False
+
+
+def test_write_keeps_owner_group_and_mode(kimi_059):
+    root, path = kimi_059
+    if os.geteuid() != 0:
+        pytest.skip("changing a file's owner needs root; CI runs as root")
+    os.chown(path, 65534, 65534)
+    os.chmod(path, 0o640)
+    inode = os.stat(path).st_ino
+
+    assert patch(path)["changed"] is True
+    info = os.stat(path)
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (65534, 65534, 0o640)
+    assert info.st_ino != inode  # replaced by rename, not rewritten in place
+
+
+def test_backup_keeps_the_original_with_its_owner_and_mode(kimi_059):
+    root, path = kimi_059
+    os.chmod(path, 0o640)
+    original = sha256(path)
+
+    result = patch(path, backup=True)
+    backup = result["backup_file"]
+    assert sha256(backup) == original
+    assert stat.S_IMODE(os.stat(backup).st_mode) == 0o640
+    assert os.stat(backup).st_uid == os.stat(path).st_uid
+
+
+def test_explicit_methods_list(kimi_059):
+    root, path = kimi_059
+    result = patch(path, methods=["get_embed_and_head"])
+    assert result["delegated"] == ["get_embed_and_head"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(class_name="NoSuchClass"), "class NoSuchClass is not defined"),
+    (dict(inner_attr="text_model"), "never assigns self.text_model in __init__"),
+    (dict(methods=["get_embed_and_head", "no_such_method"]), "does not have no_such_method"),
+    (dict(methods=["not a name"]), "methods must be 'auto' or a non-empty list"),
+])
+def test_bad_input_fails_clearly_and_leaves_the_file(kimi_059, args, message):
+    root, path = kimi_059
+    before = sha256(path)
+    result = patch(path, **args)
+    assert result["failed"] is True
+    assert message in result["msg"]
+    assert sha256(path) == before
+
+
+def test_missing_file(tmp_path):
+    result = patch(str(tmp_path / "absent.py"))
+    assert result["failed"] is True
+    assert "does not exist or is not a file" in result["msg"]
+
+
+def test_not_python(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("class KimiK25ForConditionalGeneration is just prose\n")
+    result = patch(str(path), methods=["x"])
+    assert result["failed"] is True and "is not valid Python" in result["msg"]
+    assert path.read_text() == "class KimiK25ForConditionalGeneration is just prose\n"
+
+
+def test_methods_required_when_present(kimi_059):
+    root, path = kimi_059
+    result = run_module(delegation_patch, dict(path=path, class_name=KIMI))
+    assert result["failed"] is True and "methods" in result["msg"]
+
+
+@pytest.mark.parametrize("version", ["0.5.10", "0.5.23"])
+def test_fixed_releases_are_left_alone(sglang_copy, version):
+    path = os.path.join(sglang_copy(version), "srt/models/kimi_k25.py")
+    before = sha256(path)
+    result = patch(path)
+    assert result["changed"] is False and result["already_present"] == EAGLE3
+    assert sha256(path) == before
