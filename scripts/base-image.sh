@@ -59,6 +59,9 @@ for unit in $MASKED_UNITS; do
 done
 : >"$rootfs/etc/machine-id"
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+# No package lists are shipped: date their folder to the epoch so that apt's cache_valid_time
+# sees a stale cache and updates it, as it would on a real host that was never updated.
+touch -d @0 "$rootfs/var/lib/apt/lists"
 
 log "importing into Docker"
 tar -C "$rootfs" -c . | docker import \

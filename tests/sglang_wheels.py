@@ -1,10 +1,13 @@
 """Real SGLang release wheels from PyPI for tests: downloaded once, cached outside the checkout.
 
-Usage from the shell: python tests/sglang_wheels.py 0.5.9   (prints the wheel's path)
+Usage from the shell:
+    python tests/sglang_wheels.py 0.5.9                 prints the wheel's path
+    python tests/sglang_wheels.py --wheelhouse 0.5.9    prints a directory holding only that wheel
 """
 
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -39,6 +42,20 @@ def extract(version, dest):
     return os.path.join(dest, "sglang")
 
 
+def wheelhouse(version):
+    """A directory holding only the sglang==version wheel, for gpufleet.sglang.install's sglang_wheelhouse."""
+    wheel = wheel_path(version)
+    directory = os.path.join(os.path.dirname(CACHE), "wheelhouse-" + version)
+    os.makedirs(directory, exist_ok=True)
+    target = os.path.join(directory, os.path.basename(wheel))
+    if not os.path.exists(target):
+        shutil.copy2(wheel, target)
+    return directory
+
+
 if __name__ == "__main__":
-    for requested in sys.argv[1:]:
-        print(wheel_path(requested))
+    if sys.argv[1:2] == ["--wheelhouse"]:
+        print(wheelhouse(sys.argv[2]))
+    else:
+        for requested in sys.argv[1:]:
+            print(wheel_path(requested))

@@ -76,40 +76,42 @@ def _model_side(names, relpath):
     return "target"
 
 
-def _functions(tree):
-    """Top-level statements and functions: the scopes in which a probe guards a call."""
-    scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return scopes or [tree]
+def _model_access(node):
+    """(name, kind, receiver identifiers) when ``node`` calls or probes a model, else None."""
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        receiver = _receiver_names(func.value)
+        if _is_model(receiver):
+            return func.attr, "call", receiver
+    elif (isinstance(func, ast.Name) and func.id in PROBES and len(node.args) >= 2
+          and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        receiver = _receiver_names(node.args[0])
+        if _is_model(receiver):
+            return node.args[1].value, func.id, receiver
+    return None
 
 
-def scan_file(path, relpath, tree):
-    """Every model call and probe in one file, as CallSite objects."""
-    sites = []
-    seen = set()
-    for scope in _functions(tree) + [tree]:
-        found = []
-        for node in ast.walk(scope):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if isinstance(func, ast.Attribute):
-                receiver = _receiver_names(func.value)
-                if _is_model(receiver):
-                    found.append((func.attr, node.lineno, "call", receiver))
-            elif (isinstance(func, ast.Name) and func.id in PROBES and len(node.args) >= 2
-                  and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-                receiver = _receiver_names(node.args[0])
-                if _is_model(receiver):
-                    found.append((node.args[1].value, node.lineno, func.id, receiver))
-        probed = set(entry[0] for entry in found if entry[2] in PROBES)
-        for name, line, kind, receiver in found:
-            key = (name, line, kind)
-            if key in seen:
-                continue
-            seen.add(key)
-            sites.append(CallSite(name, "%s:%d" % (relpath, line), kind,
-                                  _model_side(receiver, relpath), name in probed))
-    return sites
+def scan_file(relpath, tree):
+    """Every model call and probe in one file, as CallSite objects (one pass over the tree).
+
+    A call counts as probed when the innermost function around it also probes that name.
+    """
+    found = []  # (scope, name, line, kind, receiver)
+    stack = [(tree, 0)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            scope = id(node)
+        elif isinstance(node, ast.Call):
+            access = _model_access(node)
+            if access is not None:
+                found.append((scope, access[0], node.lineno, access[1], access[2]))
+        stack.extend((child, scope) for child in ast.iter_child_nodes(node))
+    probed = set((scope, name) for scope, name, line, kind, receiver in found if kind in PROBES)
+    found.sort(key=lambda entry: entry[2])
+    return [CallSite(name, "%s:%d" % (relpath, line), kind, _model_side(receiver, relpath),
+                     (scope, name) in probed)
+            for scope, name, line, kind, receiver in found]
 
 
 def scan_tree(index, sglang_root):
@@ -126,7 +128,7 @@ def scan_tree(index, sglang_root):
                 relpath = os.path.relpath(path, sglang_root)
                 tree = index.parse(path)
                 files += 1
-                sites.extend(scan_file(path, relpath, tree))
+                sites.extend(scan_file(relpath, tree))
     return sites, files
 
 

@@ -1,0 +1,46 @@
+# gpufleet.sglang developer entry points. Everything runs from the pinned .venv.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/.venv/bin:$(PATH)
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
+
+.PHONY: setup engine image test lint sanity units molecule demo demo-down bench build clean
+
+setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
+	bash scripts/setup.sh
+
+engine:           ## a Docker engine that answers (installs docker.io and starts dockerd when none does)
+	bash scripts/engine.sh
+
+image: engine     ## the local Debian 12 + systemd base image (debootstrap + docker import)
+	bash scripts/base-image.sh
+
+test: setup image ## the whole suite: yamllint, ansible-lint, ansible-test sanity, pytest units, molecule
+	bash scripts/test.sh
+
+lint: setup
+	yamllint --strict . && ansible-lint --profile production
+
+sanity: setup
+	bash scripts/ansible-test.sh sanity --python "$$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+
+units: setup
+	pytest -q tests/unit
+
+molecule: setup image
+	molecule test --all
+
+demo: setup image ## start the demo fleet (3 systemd containers) and run playbooks/site.yml on it
+	bash scripts/demo.sh up
+	ansible-playbook -i inventories/demo playbooks/site.yml
+
+demo-down:        ## remove the demo fleet
+	bash scripts/demo.sh down
+
+bench: setup      ## performance figures (bench/)
+	python bench/audit.py
+
+build: setup      ## the collection tarball (test and dev files left out)
+	ansible-galaxy collection build --force
+
+clean: demo-down
+	rm -rf .venv .collections gpufleet-sglang-*.tar.gz

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, sanity, unit tests, molecule. Every step runs; the script
+# exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export PATH="$root/.venv/bin:$PATH"
+export ANSIBLE_COLLECTIONS_PATH="$root/.collections"
+logs="${GPUFLEET_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet-sglang}/test-logs"
+mkdir -p "$logs"
+
+python_minor="$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+declare -a results=()
+failed=0
+
+step() {
+    local name="$1"; shift
+    local start=$SECONDS
+    printf '\n==> %s: %s\n' "$name" "$*"
+    if "$@" 2>&1 | tee "$logs/$name.log"; then
+        results+=("ok     $name ($((SECONDS - start)) s)")
+    else
+        results+=("FAILED $name ($((SECONDS - start)) s), log: $logs/$name.log")
+        failed=1
+    fi
+}
+
+step yamllint yamllint --strict .
+step ansible-lint ansible-lint --profile production
+step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
+step units pytest -q tests/unit
+step molecule molecule test --all
+
+printf '\n==> summary\n'
+printf '  %s\n' "${results[@]}"
+grep -E '^[0-9]+ (passed|failed)|^=+ .*(passed|failed)' "$logs/units.log" | tail -n 1
+exit "$failed"
