@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The demo fleet: three systemd containers from the local base image, named as in
+# inventories/demo/hosts.yml.   Usage: scripts/demo.sh up|down
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+IMAGE="${GPUFLEET_BASE_IMAGE:-gpufleet-sglang/debian12-systemd:bookworm}"
+HOSTS=(gpufleet-demo-1 gpufleet-demo-2 gpufleet-demo-3)
+log() { printf 'demo: %s\n' "$*" >&2; }
+
+up() {
+    bash "$root/scripts/engine.sh"
+    bash "$root/scripts/base-image.sh"
+    log "wheelhouse: $("$root/.venv/bin/python" "$root/tests/sglang_wheels.py" --wheelhouse 0.5.9)"
+    for name in "${HOSTS[@]}"; do
+        if [ "$(docker inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = "true" ]; then
+            log "$name is running"
+            continue
+        fi
+        docker rm -f "$name" >/dev/null 2>&1 || true
+        docker run -d --name "$name" --hostname "$name" \
+            --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+            -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock -e container=docker \
+            --label gpufleet.demo=true "$IMAGE" /sbin/init >/dev/null
+        log "$name started"
+    done
+    for name in "${HOSTS[@]}"; do
+        for _ in $(seq 1 60); do
+            state="$(docker exec "$name" systemctl is-system-running 2>/dev/null || true)"
+            case "$state" in running|degraded) break ;; esac
+            sleep 1
+        done
+        log "$name: systemd ${state:-not answering}"
+    done
+}
+
+down() {
+    for name in "${HOSTS[@]}"; do
+        docker rm -f "$name" >/dev/null 2>&1 && log "$name removed" || true
+    done
+}
+
+case "${1:-}" in
+    up) up ;;
+    down) down ;;
+    *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac
