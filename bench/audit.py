@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Time the EAGLE-3 audit of a full installed SGLang tree against a plain `grep -rn`.
 
     python bench/audit.py [VERSION] [--repeat N]
@@ -25,7 +24,7 @@ from ansible_collections.gpufleet.sglang.plugins.module_utils import eagle3_audi
 
 def best_of(repeat, func):
     best = None
-    for _ in range(repeat):
+    for dummy in range(repeat):
         start = time.perf_counter()
         value = func()
         elapsed = time.perf_counter() - start
@@ -45,7 +44,7 @@ def main():
         trees = [os.path.join(sglang_root, sub) for sub in eagle3_audit.SCANNED_TREES]
         pattern = "|".join(eagle3_audit.EAGLE3_METHODS)
         grep_seconds, grep_out = best_of(args.repeat, lambda: subprocess.run(
-            ["grep", "-rnE", pattern, "--include=*.py"] + trees, capture_output=True, text=True).stdout)
+            ["grep", "-rnE", pattern, "--include=*.py"] + trees, capture_output=True, text=True, check=True).stdout)
 
     print("sglang %s: %s %s" % (result["sglang_version"], result["class_name"],
                                 "missing " + ", ".join(result["missing"]) if result["missing"] else "complete"))

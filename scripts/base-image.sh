@@ -15,7 +15,7 @@ systemd-remount-fs.service dev-hugepages.mount sys-fs-fuse-connections.mount apt
 log() { printf 'base-image: %s\n' "$*" >&2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-recipe_hash="$(cat "$here/base-image.sh" | sha256sum | cut -c1-16)"
+recipe_hash="$(sha256sum <"$here/base-image.sh" | cut -c1-16)"
 
 current_hash="$(docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$IMAGE" 2>/dev/null || true)"
 if [ "$current_hash" = "$recipe_hash" ]; then

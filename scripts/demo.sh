@@ -36,7 +36,9 @@ up() {
 
 down() {
     for name in "${HOSTS[@]}"; do
-        docker rm -f "$name" >/dev/null 2>&1 && log "$name removed" || true
+        if docker rm -f "$name" >/dev/null 2>&1; then
+            log "$name removed"
+        fi
     done
 }
 

@@ -35,6 +35,12 @@ else
     log ".venv is current"
 fi
 
+# ansible-test sanity runs shellcheck on the scripts when it is installed.
+if ! command -v shellcheck >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing shellcheck"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null
+fi
+
 # ANSIBLE_COLLECTIONS_PATH points at .collections, where the checkout is gpufleet.sglang.
 link="$root/.collections/ansible_collections/gpufleet/sglang"
 mkdir -p "$(dirname "$link")"

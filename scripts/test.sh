@@ -4,7 +4,7 @@
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 export PATH="$root/.venv/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="$root/.collections"
 logs="${GPUFLEET_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet-sglang}/test-logs"
@@ -28,6 +28,7 @@ step() {
 
 step yamllint yamllint --strict .
 step ansible-lint ansible-lint --profile production
+step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
 step molecule molecule test --all
