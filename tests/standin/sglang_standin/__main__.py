@@ -1,0 +1,128 @@
+"""python -m sglang_standin <SGLang's launch_server flags>: see README.md."""
+
+import json
+import os
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from sglang_standin import checks, source
+
+DEFAULT_ACCEPT_LENGTH = 3.1
+OPEN_PATHS = ("/health", "/health_generate", "/metrics")
+
+
+def log(message):
+    sys.stderr.write("[sglang-standin] %s\n" % message)
+    sys.stderr.flush()
+
+
+def parse_args(root, argv):
+    args = source.build_parser(root).parse_args(argv)  # exits 2 on an unknown flag, like SGLang
+    return vars(args)
+
+
+def startup_checks(root, args):
+    target = checks.read_config(args["model_path"])
+    checks.check_context_length(args.get("context_length") and int(args["context_length"]), target, False)
+    if (args.get("speculative_algorithm") or "").upper() in ("EAGLE", "EAGLE3"):
+        draft_path = args.get("speculative_draft_model_path")
+        if not draft_path:
+            raise checks.StartupError("ValueError: --speculative-draft-model-path is required for EAGLE")
+        draft = checks.read_config(draft_path)
+        # The draft's ModelConfig gets the same --context-length, marked as the target's.
+        checks.check_context_length(args.get("context_length") and int(args["context_length"]), draft, True)
+        if args["speculative_algorithm"].upper() == "EAGLE3":
+            checks.check_eagle3_target(root, target)
+        return draft
+    return None
+
+
+def make_handler(args, server_info, model_info):
+    api_key = args.get("api_key")
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, fmt, *values):
+            log("%s %s" % (self.address_string(), fmt % values))
+
+        def _send(self, status, body=None):
+            data = b"" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _authorized(self):
+            if not api_key or self.path.split("?")[0] in OPEN_PATHS:
+                return True
+            return self.headers.get("Authorization", "") == "Bearer " + api_key
+
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            if not self._authorized():
+                return self._send(401, {"error": "Unauthorized"})
+            if path in ("/health", "/health_generate"):
+                return self._send(200)
+            if path in ("/server_info", "/get_server_info"):
+                return self._send(200, server_info)
+            if path in ("/model_info", "/get_model_info"):
+                return self._send(200, model_info)
+            if path == "/v1/models":
+                return self._send(200, {"object": "list", "data": [{
+                    "id": args.get("served_model_name") or args["model_path"], "object": "model",
+                    "owned_by": "sglang", "root": args["model_path"]}]})
+            return self._send(404, {"detail": "Not Found"})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if not self._authorized():
+                return self._send(401, {"error": "Unauthorized"})
+            if self.path.split("?")[0] == "/generate":
+                new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
+                return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
+                    "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3)}})
+            return self._send(404, {"detail": "Not Found"})
+
+    return Handler
+
+
+def main(argv=None):
+    root = source.sglang_root()
+    args = parse_args(root, sys.argv[1:] if argv is None else argv)
+    try:
+        draft = startup_checks(root, args)
+    except checks.StartupError as exc:
+        log("startup failed")
+        sys.stderr.write(str(exc) + "\n")
+        return 1
+    delay = float(os.environ.get("SGLANG_STANDIN_LOAD_DELAY", "0"))
+    log("loading (stand-in delay %.1f s)" % delay)
+    time.sleep(delay)
+
+    accept = (draft or {}).get("standin_accept_length", DEFAULT_ACCEPT_LENGTH) if draft is not None else None
+    server_info = dict((k, v) for k, v in args.items() if k != "api_key")
+    server_info.update(version=open_version(root), internal_states=[{"avg_spec_accept_length": accept}]
+                       if args.get("speculative_algorithm") else [{}])
+    model_info = {"model_path": args["model_path"], "tokenizer_path": args.get("tokenizer_path") or args["model_path"],
+                  "is_generation": True}
+    host, port = args.get("host") or "127.0.0.1", int(args.get("port") or 30000)
+    server = ThreadingHTTPServer((host, port), make_handler(args, server_info, model_info))
+    log("The server is fired up and ready to roll! (%s:%d)" % (host, port))
+    server.serve_forever()
+    return 0
+
+
+def open_version(root):
+    import glob
+    for metadata in glob.glob(os.path.join(os.path.dirname(root), "sglang-*.dist-info", "METADATA")):
+        with open(metadata) as handle:
+            for line in handle:
+                if line.startswith("Version:"):
+                    return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The SGLang stand-in behaves like SGLang's launch_server where the collection depends on it."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import ROOT
+
+STANDIN = os.path.join(ROOT, "tests", "standin")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def model_dir(path, **config):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text(json.dumps(config))
+    return str(path)
+
+
+@pytest.fixture
+def models(tmp_path):
+    target = model_dir(tmp_path / "kimi", architectures=["KimiK25ForConditionalGeneration"],
+                       text_config={"max_position_embeddings": 262144})
+    draft = model_dir(tmp_path / "draft", architectures=["LlamaForCausalLMEagle3"], max_position_embeddings=131072,
+                      eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}, standin_accept_length=2.7)
+    return target, draft
+
+
+def launch(site, args, env=None, wait=True):
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(site), STANDIN]))
+    environ.update(env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "sglang_standin"] + args, env=environ,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait:
+        return proc
+    port = int(args[args.index("--port") + 1])
+    deadline = time.time() + 20
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            urllib.request.urlopen("http://127.0.0.1:%d/health" % port, timeout=1)
+            return proc
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("stand-in did not come up: %s" % proc.communicate()[1])
+
+
+def eagle_args(target, draft, port, *extra):
+    return ["--model-path", target, "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", draft,
+            "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+            "--context-length", "262144", "--tp-size", "8", "--trust-remote-code", "--host", "127.0.0.1",
+            "--port", str(port)] + list(extra)
+
+
+def get(port, path, key=None):
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path))
+    if key:
+        request.add_header("Authorization", "Bearer " + key)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_unknown_flag_fails_like_argparse(pristine_trees, models):
+    proc = launch(pristine_trees["0.5.10"], ["--model-path", models[0], "--no-such-flag", "1"], wait=False)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 2
+    assert "unrecognized arguments: --no-such-flag 1" in err
+
+
+def test_shorter_draft_context_needs_the_env_var(pristine_trees, models):
+    target, draft = models
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, free_port()), wait=False)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 1
+    assert ("ValueError: Warning: Target model's context_length (262144) is greater than the derived "
+            "context_length (131072)") in err
+    assert err.rstrip().endswith("set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+
+
+def test_059_unpatched_dies_with_the_attribute_error(pristine_trees, models):
+    target, draft = models
+    proc = launch(pristine_trees["0.5.9"], eagle_args(target, draft, free_port()),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}, wait=False)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 1
+    assert ("AttributeError: 'KimiK25ForConditionalGeneration' object has no attribute "
+            "'set_eagle3_layers_to_capture'") in err
+
+
+def test_fixed_release_serves_the_api(pristine_trees, models):
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--served-model-name", "kimi-k2.5",
+                                                       "--api-key", "s3cret"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
+    try:
+        assert get(port, "/health") == (200, b"")
+        assert get(port, "/health_generate") == (200, b"")
+        assert get(port, "/server_info")[0] == 401
+        status, body = get(port, "/server_info", key="s3cret")
+        info = json.loads(body)
+        assert status == 200
+        assert info["speculative_algorithm"] == "EAGLE3"
+        assert info["speculative_draft_model_path"] == draft
+        assert info["internal_states"][0]["avg_spec_accept_length"] == 2.7
+        assert info["version"] == "0.5.10"
+        assert "api_key" not in info
+        models_list = json.loads(get(port, "/v1/models", key="s3cret")[1])
+        assert models_list["data"][0]["id"] == "kimi-k2.5"
+        assert json.loads(get(port, "/model_info", key="s3cret")[1])["model_path"] == target
+    finally:
+        proc.kill()
+        proc.communicate()
