@@ -31,6 +31,7 @@ molecule: setup image
 
 demo: setup image ## start the demo fleet (3 systemd containers) and run playbooks/site.yml on it
 	bash scripts/demo.sh up
+	ansible-playbook -i inventories/demo tests/standin/deploy.yml
 	ansible-playbook -i inventories/demo playbooks/site.yml
 
 demo-down:        ## remove the demo fleet

@@ -1,0 +1,68 @@
+"""The converged hosts: a healthy, systemd-managed server running the EAGLE-3 configuration asked for."""
+
+import json
+
+UNIT = "sglang-kimi-k25.service"
+API_KEY = "molecule-test-key-3f9c"
+DRAFT = "/srv/models/kimi-k25-eagle3"
+EAGLE3_FLAGS = ("--speculative-algorithm EAGLE3", "--speculative-draft-model-path " + DRAFT,
+                "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4",
+                "--context-length 262144", "--tp-size 8", "--trust-remote-code", "--enable-metrics",
+                "--model-path /srv/models/kimi-k25", "--served-model-name kimi-k2.5")
+
+
+def http(host, path, key=None):
+    """(status, body) of a request made on the host itself."""
+    header = "-H 'Authorization: Bearer %s' " % key if key else ""
+    out = host.check_output("curl -s %s-w '\\n%%{http_code}' http://127.0.0.1:30000%s" % (header, path))
+    body, status = out.rsplit("\n", 1) if "\n" in out else ("", out)
+    return int(status), body
+
+
+def test_unit_active_and_enabled(host):
+    service = host.service(UNIT)
+    assert service.is_running
+    assert service.is_enabled
+
+
+def test_env_var_set_for_the_unit(host):
+    environment = host.check_output("systemctl show -p Environment %s", UNIT)
+    assert "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in environment
+
+
+def test_exec_start_has_every_eagle3_flag(host):
+    exec_start = host.check_output("systemctl show -p ExecStart %s", UNIT)
+    assert "/opt/sglang/venv/bin/python -m sglang_standin" in exec_start
+    for flag in EAGLE3_FLAGS:
+        assert flag in exec_start, flag
+
+
+def test_secrets_only_in_the_root_only_env_file(host):
+    env_file = host.file("/etc/sglang/kimi-k25.env")
+    assert env_file.user == "root" and env_file.mode == 0o600
+    assert "SGLANG_API_KEY=\"%s\"" % API_KEY in env_file.content_string
+    assert API_KEY not in host.file("/etc/systemd/system/" + UNIT).content_string
+    assert API_KEY not in host.check_output("systemctl show %s", UNIT)
+
+
+def test_server_runs_as_the_service_user(host):
+    pid = host.check_output("systemctl show -p MainPID --value %s", UNIT)
+    assert host.check_output("ps -o user= -p %s", pid) == "sglang"
+
+
+def test_health_and_server_info(host):
+    assert http(host, "/health")[0] == 200
+    assert http(host, "/server_info")[0] == 401
+    status, body = http(host, "/server_info", key=API_KEY)
+    info = json.loads(body)
+    assert status == 200
+    assert info["speculative_algorithm"] == "EAGLE3"
+    assert info["speculative_draft_model_path"] == DRAFT
+    assert info["internal_states"][0]["avg_spec_accept_length"] == 2.9
+
+
+def test_the_installed_sglang_is_patched(host):
+    audit = host.check_output(
+        "grep -c 'BEGIN gpufleet.sglang delegation_patch' "
+        "/opt/sglang/venv/lib/python3.11/site-packages/sglang/srt/models/kimi_k25.py")
+    assert audit == "1"

@@ -1,0 +1,33 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Wait for an SGLang server to answer /health_generate, failing fast when its unit dies."""
+
+from __future__ import annotations
+
+
+class ServerFailed(Exception):
+    """The server will not become healthy: its unit failed, restarted, or time ran out."""
+
+
+def wait_healthy(probe, unit_state, clock, sleep, timeout, interval):
+    """Poll until ``probe()`` returns 200. ``unit_state()`` gives (active_state, restarts).
+
+    A unit that is failed or inactive, or that restarted since the wait began, ends the
+    wait at once: its server crashed and systemd's back-off would only hide it.
+    """
+    start = clock()
+    first_state, first_restarts = unit_state()
+    last = None
+    while True:
+        state, restarts = unit_state()
+        if state in ("failed", "inactive") or restarts > first_restarts:
+            raise ServerFailed("the unit stopped before the server became healthy (state %s, %d restart%s "
+                               "since the wait began)" % (state, restarts - first_restarts,
+                                                          "" if restarts - first_restarts == 1 else "s"))
+        last = probe()
+        if last == 200:
+            return clock() - start
+        if clock() - start >= timeout:
+            raise ServerFailed("no healthy answer within %d s (last: %s; unit %s)" % (timeout, last, state))
+        sleep(interval)

@@ -1,0 +1,141 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: server_wait
+short_description: Wait until an SGLang server is healthy and return its server info
+version_added: 0.1.0
+description:
+  - Polls C(/health_generate) (a real one-token generation) until it answers 200.
+  - Watches the server's systemd unit meanwhile. When the unit fails, stops or restarts, the wait ends at
+    once instead of running into the timeout, and the error carries the last lines of the unit's journal.
+  - Returns C(/server_info) (the server's arguments and speculative decoding state) once healthy.
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  url:
+    description: The server's base URL.
+    type: str
+    default: http://127.0.0.1:30000
+  unit:
+    description: The systemd unit that runs the server.
+    type: str
+    required: true
+  timeout:
+    description: Seconds to wait for a healthy answer; a Kimi-K2.5 load takes 20 to 30 minutes.
+    type: int
+    default: 1800
+  interval:
+    description: Seconds between two probes.
+    type: int
+    default: 5
+  api_key:
+    description: The server's API key, sent as a bearer token to C(/server_info) (the health endpoints are open).
+    type: str
+  journal_lines:
+    description: How many lines of the unit's journal a failure shows.
+    type: int
+    default: 40
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
+    support: full
+    details: The module only reads; it behaves the same in check mode.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Wait for the server
+  gpufleet.sglang.server_wait:
+    url: http://127.0.0.1:30000
+    unit: sglang-kimi-k25.service
+    timeout: 2400
+  register: server
+"""
+
+RETURN = r"""
+elapsed:
+  description: Seconds the wait took.
+  returned: success
+  type: float
+  sample: 812.4
+server_info:
+  description: The server's C(/server_info).
+  returned: success
+  type: dict
+  sample: {speculative_algorithm: EAGLE3, speculative_draft_model_path: AQ-MedAI/Kimi-K25-eagle3}
+journal:
+  description: The last lines of the unit's journal, when the wait failed.
+  returned: failure
+  type: list
+  elements: str
+"""
+
+import json
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.urls import open_url
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils.server_health import ServerFailed, wait_healthy
+
+
+def http_status(url, headers=None):
+    try:
+        response = open_url(url, headers=headers or {}, timeout=10)
+        return response.getcode()
+    except Exception as exc:  # pylint: disable=broad-except
+        return getattr(exc, "code", None) or type(exc).__name__
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            url=dict(type="str", default="http://127.0.0.1:30000"),
+            unit=dict(type="str", required=True),
+            timeout=dict(type="int", default=1800),
+            interval=dict(type="int", default=5),
+            api_key=dict(type="str", no_log=True),
+            journal_lines=dict(type="int", default=40),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    base = params["url"].rstrip("/")
+    systemctl = module.get_bin_path("systemctl", required=True)
+
+    def unit_state():
+        rc, out, err = module.run_command([systemctl, "show", "-p", "ActiveState", "-p", "NRestarts", params["unit"]])
+        values = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        return values.get("ActiveState", "unknown"), int(values.get("NRestarts") or 0)
+
+    try:
+        elapsed = wait_healthy(lambda: http_status(base + "/health_generate"), unit_state, time.monotonic,
+                               time.sleep, params["timeout"], params["interval"])
+    except ServerFailed as exc:
+        journalctl = module.get_bin_path("journalctl")
+        journal = []
+        if journalctl:
+            rc, out, err = module.run_command([journalctl, "-u", params["unit"], "-n", str(params["journal_lines"]),
+                                               "--no-pager", "-o", "cat"])
+            journal = out.splitlines()
+        module.fail_json(msg="%s at %s: %s. Last lines of its journal:\n%s" % (
+            params["unit"], base, exc, "\n".join(journal)), journal=journal)
+
+    headers = {"Authorization": "Bearer " + params["api_key"]} if params["api_key"] else {}
+    try:
+        server_info = json.loads(open_url(base + "/server_info", headers=headers, timeout=30).read())
+    except Exception as exc:  # pylint: disable=broad-except
+        module.fail_json(msg="%s is healthy but %s/server_info could not be read: %s" % (params["unit"], base, exc))
+    module.exit_json(changed=False, elapsed=round(elapsed, 1), server_info=server_info)
+
+
+if __name__ == "__main__":
+    main()
