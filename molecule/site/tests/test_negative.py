@@ -70,3 +70,16 @@ def test_topk_rule_fails_before_any_change(host):
     assert rc != 0
     assert "set sglang_speculative_num_draft_tokens to 4 (it is 8)" in out
     assert not host.file("/etc/systemd/system/sglang-negative-topk.service").exists
+
+
+def test_unauthenticated_non_loopback_bind_is_refused(host):
+    rc, out = run_negative("open", '{"sglang_host": "0.0.0.0", "sglang_api_key": ""}')
+    assert rc != 0
+    assert "sglang_host is 0.0.0.0, reachable from other machines, and sglang_api_key is empty" in out
+    assert not host.file("/etc/systemd/system/sglang-negative-open.service").exists
+
+
+def test_a_second_instance_on_the_same_port_is_refused(host):
+    rc, out = run_negative("port", '{"sglang_port": 30000}')
+    assert rc != 0
+    assert "Port 30000 is already used by sglang-kimi-k25.service on gpufleet-site-1" in out

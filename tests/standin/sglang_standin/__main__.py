@@ -6,7 +6,7 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from sglang_standin import checks, source
+from sglang_standin import checks, config, source
 
 DEFAULT_ACCEPT_LENGTH = 3.1
 OPEN_PATHS = ("/health", "/health_generate", "/metrics")
@@ -18,8 +18,12 @@ def log(message):
 
 
 def parse_args(root, argv):
-    args = source.build_parser(root).parse_args(argv)  # exits 2 on an unknown flag, like SGLang
-    return vars(args)
+    parser = source.build_parser(root)
+    try:
+        argv = config.merge(parser, argv)
+    except ValueError as exc:
+        raise SystemExit("ValueError: %s" % exc)
+    return vars(parser.parse_args(argv))  # exits 2 on an unknown flag, like SGLang
 
 
 def startup_checks(root, args):
@@ -102,7 +106,7 @@ def main(argv=None):
     time.sleep(delay)
 
     accept = (draft or {}).get("standin_accept_length", DEFAULT_ACCEPT_LENGTH) if draft is not None else None
-    server_info = dict((k, v) for k, v in args.items() if k != "api_key")
+    server_info = dict((k, v) for k, v in args.items() if k not in ("api_key", "admin_api_key", "config"))
     server_info.update(version=open_version(root), internal_states=[{"avg_spec_accept_length": accept}]
                        if args.get("speculative_algorithm") else [{}])
     model_info = {"model_path": args["model_path"], "tokenizer_path": args.get("tokenizer_path") or args["model_path"],

@@ -44,6 +44,10 @@ def build_parser(root):
         elif nargs is not None:
             options["nargs"] = nargs
         parser.add_argument(*names, **options)
+    if "--model-path" not in seen:
+        # Later releases (0.5.2x) build their parser from dataclass fields instead of add_cli_args.
+        raise SystemExit("sglang-standin: no add_argument('--model-path') in %s/srt/server_args.py; this "
+                         "SGLang builds its command line another way, which the stand-in cannot read" % root)
     return parser
 
 

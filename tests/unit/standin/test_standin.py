@@ -125,3 +125,31 @@ def test_fixed_release_serves_the_api(pristine_trees, models):
     finally:
         proc.kill()
         proc.communicate()
+
+
+def test_config_file_values_and_command_line_precedence(pristine_trees, models, tmp_path):
+    """--config like SGLang: the file's options first, so a flag on the command line wins."""
+    target, draft = models
+    port = free_port()
+    config = tmp_path / "kimi.yaml"
+    config.write_text('api-key: "from-file"\nserved-model-name: "from-file"\nenable-metrics: true\n')
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--config", str(config),
+                                                       "--served-model-name", "from-cli"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
+    try:
+        assert get(port, "/v1/models")[0] == 401
+        info = json.loads(get(port, "/server_info", key="from-file")[1])
+        assert info["served_model_name"] == "from-cli"
+        assert info["enable_metrics"] is True
+        assert "from-file" not in json.dumps(info)
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_config_file_must_be_yaml(pristine_trees, models, tmp_path):
+    (tmp_path / "kimi.json").write_text("{}")
+    proc = launch(pristine_trees["0.5.10"], ["--model-path", models[0], "--config", str(tmp_path / "kimi.json")],
+                  wait=False)
+    err = proc.communicate(timeout=20)[1]
+    assert proc.returncode != 0 and "Config file must be YAML format, got: .json" in err
