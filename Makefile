@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image test lint sanity units molecule demo demo-down bench build clean
+.PHONY: setup engine image test lint sanity units molecule demo demo-down bench bench-rollout build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -39,6 +39,9 @@ demo-down:        ## remove the demo fleet
 
 bench: setup      ## performance figures (bench/)
 	python bench/audit.py
+
+bench-rollout: setup image  ## draft upgrade downtime, this collection's flow against a naive one (demo fleet)
+	python bench/rollout.py
 
 build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force

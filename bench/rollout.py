@@ -67,15 +67,15 @@ class Probe(threading.Thread):
 
 
 def downtime(samples, name):
-    return sum(t1 - t0 for (t0, s0), (t1, _) in zip(samples, samples[1:]) if not s0[name])
+    return sum(later[0] - sample[0] for sample, later in zip(samples, samples[1:]) if not sample[1][name])
 
 
 def capacity_timeline(samples, bucket=5.0):
     """Mean fraction of healthy hosts per bucket of seconds, as text."""
     buckets = {}
-    for t, state in samples:
-        buckets.setdefault(int(t // bucket), []).append(sum(state.values()) / float(len(state)))
-    return " ".join("%3.0f%%" % (100 * sum(v) / len(v)) for _, v in sorted(buckets.items()))
+    for moment, state in samples:
+        buckets.setdefault(int(moment // bucket), []).append(sum(state.values()) / float(len(state)))
+    return " ".join("%3.0f%%" % (100 * sum(buckets[key]) / len(buckets[key])) for key in sorted(buckets))
 
 
 def make_draft(directory, accept, transfer_mb):
@@ -85,7 +85,7 @@ def make_draft(directory, accept, transfer_mb):
                    "eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58]},
                    "standin_accept_length": accept}, handle)
     with open(os.path.join(directory, "model.safetensors"), "wb") as handle:
-        for _ in range(transfer_mb):
+        for dummy in range(transfer_mb):
             handle.write(os.urandom(1 << 20))
 
 
@@ -99,7 +99,7 @@ def measure(label, addresses, action):
     time.sleep(1)
     samples = probe.finish()
     per_host = dict((name, downtime(samples, name)) for name in HOSTS)
-    worst = max(sum(1 for ok in state.values() if not ok) for _, state in samples)
+    worst = max(sum(1 for ok in sample[1].values() if not ok) for sample in samples)
     print("%-10s wall %6.1f s | downtime per host: %s | most hosts down at once: %d"
           % (label, elapsed, ", ".join("%s %.1f s" % (n[-1], d) for n, d in per_host.items()), worst))
     print("%-10s capacity per 5 s: %s" % ("", capacity_timeline(samples)))
@@ -131,8 +131,8 @@ def main():
             "bench/naive_upgrade.yml", "-e", fleet, "-e", "naive_draft_from=" + naive,
             "-e", "naive_draft_to=/srv/models/bench-naive"))
 
-    mean = lambda values: sum(values) / len(values)  # noqa: E731
-    ours_mean, naive_mean = mean(list(staged.values())), mean(list(plain.values()))
+    ours_mean = sum(staged.values()) / len(staged)
+    naive_mean = sum(plain.values()) / len(plain)
     print("mean downtime per host: gpufleet %.1f s (restart %.1f s + %.1f s), naive %.1f s; naive / gpufleet = %.2fx"
           % (ours_mean, args.load_delay, ours_mean - args.load_delay, naive_mean, naive_mean / ours_mean))
     print("goal (restart + under 5 s): %s" % ("met" if ours_mean - args.load_delay < 5 else "NOT met"))

@@ -48,7 +48,7 @@ def main_pid(name):
 def upgrade(draft, *extra):
     command = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"], PLAYBOOK,
                "-e", "sglang_draft_model_path=" + draft] + list(extra)
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
     result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900, env=env)
     return result.returncode, result.stdout + result.stderr
 
@@ -81,8 +81,8 @@ class HealthProbe(threading.Thread):
 
     def downtime(self, name):
         down = 0.0
-        for (t0, s0), (t1, _) in zip(self.samples, self.samples[1:]):
-            down += (t1 - t0) if not s0[name] else 0
+        for sample, later in zip(self.samples, self.samples[1:]):
+            down += (later[0] - sample[0]) if not sample[1][name] else 0
         return down
 
 
@@ -138,7 +138,7 @@ def test_rollout_never_takes_more_than_one_host_down(host):
     finally:
         probe.stop()
     assert rc == 0, out[-3000:]
-    down_at_once = max(sum(1 for healthy in state.values() if not healthy) for _, state in probe.samples)
+    down_at_once = max(sum(1 for healthy in sample[1].values() if not healthy) for sample in probe.samples)
     downtime = dict((name, round(probe.downtime(name), 1)) for name in HOSTS)
     print("probe: %d samples over %.0f s, per-host downtime %s, most hosts down at once: %d"
           % (len(probe.samples), probe.samples[-1][0], downtime, down_at_once))
