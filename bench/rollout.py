@@ -16,12 +16,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+from health_probe import HealthProbe  # noqa: E402
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 KEY = "bench-key"
 FLEET_VARS = {"sglang_host": "0.0.0.0", "sglang_api_key": KEY}
@@ -41,43 +41,6 @@ def address(name):
         ["docker", "inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", name], text=True).strip()
 
 
-class Probe(threading.Thread):
-    def __init__(self, addresses, interval=0.1, limit=1800):
-        super().__init__(daemon=True)
-        self.addresses, self.interval, self.limit = addresses, interval, limit
-        self.samples, self.stop_event = [], threading.Event()
-
-    def run(self):
-        start = time.monotonic()
-        while not self.stop_event.is_set() and time.monotonic() - start < self.limit:
-            state = {}
-            for name, ip in self.addresses.items():
-                try:
-                    with urllib.request.urlopen("http://%s:30000/health" % ip, timeout=1) as response:
-                        state[name] = response.status == 200
-                except (urllib.error.URLError, OSError):
-                    state[name] = False
-            self.samples.append((time.monotonic() - start, state))
-            time.sleep(self.interval)
-
-    def finish(self):
-        self.stop_event.set()
-        self.join()
-        return self.samples
-
-
-def downtime(samples, name):
-    return sum(later[0] - sample[0] for sample, later in zip(samples, samples[1:]) if not sample[1][name])
-
-
-def capacity_timeline(samples, bucket=5.0):
-    """Mean fraction of healthy hosts per bucket of seconds, as text."""
-    buckets = {}
-    for moment, state in samples:
-        buckets.setdefault(int(moment // bucket), []).append(sum(state.values()) / float(len(state)))
-    return " ".join("%3.0f%%" % (100 * sum(buckets[key]) / len(buckets[key])) for key in sorted(buckets))
-
-
 def make_draft(directory, accept, transfer_mb):
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, "config.json"), "w") as handle:
@@ -90,19 +53,19 @@ def make_draft(directory, accept, transfer_mb):
 
 
 def measure(label, addresses, action):
-    probe = Probe(addresses)
+    probe = HealthProbe(dict((name, "http://%s:30000" % ip) for name, ip in addresses.items()))
     probe.start()
     time.sleep(1)
     start = time.monotonic()
     action()
     elapsed = time.monotonic() - start
     time.sleep(1)
-    samples = probe.finish()
-    per_host = dict((name, downtime(samples, name)) for name in HOSTS)
-    worst = max(sum(1 for ok in sample[1].values() if not ok) for sample in samples)
+    probe.stop()
+    per_host = dict((name, probe.downtime(name)) for name in HOSTS)
     print("%-10s wall %6.1f s | downtime per host: %s | most hosts down at once: %d"
-          % (label, elapsed, ", ".join("%s %.1f s" % (n[-1], d) for n, d in per_host.items()), worst))
-    print("%-10s capacity per 5 s: %s" % ("", capacity_timeline(samples)))
+          % (label, elapsed, ", ".join("%s %.1f s" % (n[-1], d) for n, d in per_host.items()),
+             probe.most_down_at_once()))
+    print("%-10s capacity per 5 s: %s" % ("", probe.capacity()))
     return per_host
 
 

@@ -6,7 +6,9 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Outside the checkout: inside it, ansible-test would list files through the checkout's git.
-work="${GPUFLEET_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet-sglang}/ansible-test/ansible_collections/gpufleet/sglang"
+# One copy per checkout, so two checkouts can run their tests at the same time.
+checkout_id="$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+work="${GPUFLEET_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpufleet-sglang}/ansible-test/$checkout_id/ansible_collections/gpufleet/sglang"
 
 rm -rf "$work"
 mkdir -p "$work"

@@ -3,12 +3,13 @@
 import json
 import os
 import subprocess
-import threading
-import time
-import urllib.error
+import sys
 import urllib.request
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests"))
+from health_probe import HealthProbe  # noqa: E402  (the probe lives with the project's test tools)
 
 testinfra_hosts = ["gpufleet-upgrade-1"]  # the tests drive the whole fleet from the controller
 HOSTS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
@@ -51,39 +52,6 @@ def upgrade(draft, *extra):
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_CALLBACK_RESULT_FORMAT="json")
     result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900, env=env)
     return result.returncode, result.stdout + result.stderr
-
-
-class HealthProbe(threading.Thread):
-    """Polls every host's /health (container addresses only) until stopped, at most 15 minutes."""
-
-    def __init__(self, interval=0.1, limit=900):
-        super().__init__(daemon=True)
-        self.interval, self.limit = interval, limit
-        self.samples = []  # (time, {host: healthy})
-        self.stop_event = threading.Event()
-
-    def run(self):
-        start = time.monotonic()
-        while not self.stop_event.is_set() and time.monotonic() - start < self.limit:
-            state = {}
-            for name in HOSTS:
-                try:
-                    with urllib.request.urlopen(url(name, "/health"), timeout=1) as response:
-                        state[name] = response.status == 200
-                except (urllib.error.URLError, OSError):
-                    state[name] = False
-            self.samples.append((time.monotonic() - start, state))
-            time.sleep(self.interval)
-
-    def stop(self):
-        self.stop_event.set()
-        self.join()
-
-    def downtime(self, name):
-        down = 0.0
-        for sample, later in zip(self.samples, self.samples[1:]):
-            down += (later[0] - sample[0]) if not sample[1][name] else 0
-        return down
 
 
 def test_converge_moved_every_host_to_the_new_draft(host):
@@ -131,18 +99,17 @@ def test_bad_draft_is_rolled_back_on_the_first_host_and_stops_the_rollout(host):
 
 
 def test_rollout_never_takes_more_than_one_host_down(host):
-    probe = HealthProbe()
+    probe = HealthProbe(dict((name, url(name, "")) for name in HOSTS), limit=900)
     probe.start()
     try:
         rc, out = upgrade(MODELS + "kimi-k25-eagle3-v3")
     finally:
         probe.stop()
     assert rc == 0, out[-3000:]
-    down_at_once = max(sum(1 for healthy in sample[1].values() if not healthy) for sample in probe.samples)
     downtime = dict((name, round(probe.downtime(name), 1)) for name in HOSTS)
     print("probe: %d samples over %.0f s, per-host downtime %s, most hosts down at once: %d"
-          % (len(probe.samples), probe.samples[-1][0], downtime, down_at_once))
-    assert down_at_once <= 1
+          % (len(probe.samples), probe.samples[-1][0], downtime, probe.most_down_at_once()))
+    assert probe.most_down_at_once() <= 1
     assert all(seconds > 0 for seconds in downtime.values())  # each host really restarted
     for name in HOSTS:
         assert server_info(name)["speculative_draft_model_path"] == MODELS + "kimi-k25-eagle3-v3"
