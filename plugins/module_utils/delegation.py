@@ -47,17 +47,17 @@ class Plan(object):
 
 
 def decode_source(data, path):
-    """Text of a Python source file, or PatchError when it is not one."""
+    """(text, AST) of a Python source file, or PatchError when it is not one."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise PatchError("%s is not a UTF-8 Python source file; give path= a .py file" % path)
     try:
-        ast.parse(text, filename=path)
+        tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         raise PatchError("%s is not valid Python (line %s: %s); give path= a Python source file "
                          "that compiles" % (path, exc.lineno, exc.msg))
-    return text
+    return text, tree
 
 
 def newline_of(text):
@@ -123,9 +123,8 @@ def _find_block(text_lines, class_node, body_indent, path):
                      % (class_node.name, path, begin))
 
 
-def remove_block(text, class_name, path):
-    """(text without the managed block, names that were in it)."""
-    tree = ast.parse(text, filename=path)
+def remove_block(text, tree, class_name, path):
+    """(text without the managed block, names that were in it); ``tree`` is the AST of ``text``."""
     class_node = find_class(tree, class_name, path)
     lines = text.split("\n")
     body_indent = _body_indent(lines, class_node, path)[0]
@@ -172,16 +171,17 @@ def insert_block(text, class_node, block, newline):
 def plan_patch(path, data, class_name, inner_attr, methods, state, strict=True, index=None):
     """Work out the new file content. ``strict``: a name the inner class lacks is an error;
     otherwise such names are left out and reported in ``lacking``."""
-    text = decode_source(data, path)
-    base, old_names = remove_block(text, class_name, path)
+    text, tree = decode_source(data, path)
+    base, old_names = remove_block(text, tree, class_name, path)
     if state == "absent":
         return Plan(text, base, [], [], [], old_names)
 
-    tree = ast.parse(base, filename=path)
+    if base != text:
+        tree = ast.parse(base, filename=path)
     class_node = find_class(tree, class_name, path)
     index = index or SourceIndex(import_root_of(path))
     index.add(path, tree)
-    wrapper = ClassInfo(class_node, os.path.abspath(path), tree)
+    wrapper = ClassInfo(class_node, os.path.abspath(path))
     try:
         inner_classes = index.inner_classes(wrapper, inner_attr)
     except SourceError as exc:

@@ -38,10 +38,9 @@ class SourceError(Exception):
 class ClassInfo(object):
     """One class definition: where it is and what its body defines."""
 
-    def __init__(self, node, path, tree):
+    def __init__(self, node, path):
         self.node = node
         self.path = path
-        self.tree = tree
         self.name = node.name
         self.members = _members(node)
 
@@ -50,12 +49,11 @@ class ClassInfo(object):
 
 
 class Provision(object):
-    """How a class provides an attribute: kind is method, property, attribute or nn.Module."""
+    """How a class provides an attribute: kind is method, property or attribute; owner is the class defining it."""
 
-    def __init__(self, kind, owner, path):
+    def __init__(self, kind, owner):
         self.kind = kind
         self.owner = owner
-        self.path = path
 
     def as_dict(self, inherited):
         return {"kind": self.kind, "defined_in": self.owner, "inherited": inherited}
@@ -148,11 +146,13 @@ def iter_classes(tree):
 
 
 class SourceIndex(object):
-    """Parses files on demand (once each) and resolves class names across them."""
+    """Parses files on demand and resolves class names across them, each once."""
 
     def __init__(self, import_root):
         self.import_root = import_root
         self._trees = {}
+        self._classes = {}  # (path, qualname) -> ClassInfo or None
+        self._bases = {}    # (path, qualname) -> bases() result
 
     def parse(self, path):
         path = os.path.abspath(path)
@@ -164,11 +164,11 @@ class SourceIndex(object):
 
     def add(self, path, tree):
         """Use ``tree`` for ``path`` instead of what is on disk (a text not yet written)."""
-        self._trees[os.path.abspath(path)] = tree
-
-    @property
-    def parsed_files(self):
-        return len(self._trees)
+        path = os.path.abspath(path)
+        self._trees[path] = tree
+        for cache in (self._classes, self._bases):
+            for key in [key for key in cache if key[0] == path]:
+                del cache[key]
 
     def module_path(self, module):
         """The file of a dotted module name under the import root, or None."""
@@ -179,11 +179,11 @@ class SourceIndex(object):
         return None
 
     def class_in_file(self, path, qualname):
-        tree = self.parse(path)
-        for name, node in iter_classes(tree):
-            if name == qualname:
-                return ClassInfo(node, path, tree)
-        return None
+        key = (os.path.abspath(path), qualname)
+        if key not in self._classes:
+            self._classes[key] = next((ClassInfo(node, key[0]) for name, node in iter_classes(self.parse(path))
+                                       if name == qualname), None)
+        return self._classes[key]
 
     def resolve(self, name, from_path, _seen=None):
         """The class a name refers to inside file ``from_path``, or None when not on disk."""
@@ -222,6 +222,12 @@ class SourceIndex(object):
 
     def bases(self, info):
         """(resolved ClassInfo list, nn.Module flag, unresolved base names) for a class."""
+        key = (info.path, info.name, info.node.lineno)
+        if key not in self._bases:
+            self._bases[key] = self._resolve_bases(info)
+        return self._bases[key]
+
+    def _resolve_bases(self, info):
         resolved, unresolved, is_module = [], [], False
         for base in info.node.bases:
             text = ast.unparse(base)
@@ -239,7 +245,7 @@ class SourceIndex(object):
         """How ``info`` provides ``attribute`` (a Provision), following bases like the MRO, or None."""
         kind = info.members.get(attribute)
         if kind is not None:
-            return Provision(kind, info.name, info.path)
+            return Provision(kind, info.name)
         if _depth > 50:
             return None
         resolved, is_module = self.bases(info)[:2]
@@ -248,7 +254,7 @@ class SourceIndex(object):
             if found is not None:
                 return found
         if is_module and attribute in NN_MODULE_ATTRIBUTES:
-            return Provision("method", "torch.nn.Module", None)
+            return Provision("method", "torch.nn.Module")
         return None
 
     def unresolved_bases(self, info, _depth=0):
