@@ -4,6 +4,7 @@ multi-node tensor parallelism, extra flags, quoting, hardening switched off, sec
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -15,8 +16,10 @@ def render(tmp_path, extra, inventory=None):
     inventory_file = tmp_path / "hosts.yml"
     inventory_file.write_text(json.dumps(inventory or {"all": {"hosts": {"gpu-01": {}}}}))
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), ANSIBLE_NOCOLOR="1")
-    extra = dict(extra, render_dir=str(tmp_path / "out"))
-    result = subprocess.run(["ansible-playbook", "-i", str(inventory_file), os.path.join(HERE, "render_unit.yml"),
+    extra = dict(extra, render_dir=str(tmp_path / "out"), ansible_python_interpreter=sys.executable)
+    # The ansible-playbook of the interpreter running the tests, whatever PATH says.
+    ansible_playbook = os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
+    result = subprocess.run([ansible_playbook, "-i", str(inventory_file), os.path.join(HERE, "render_unit.yml"),
                              "-e", json.dumps(extra)], capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return lambda host, name: (tmp_path / "out" / host / name).read_text()
