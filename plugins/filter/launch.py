@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.launch_args import exec_start, flags
+from ansible_collections.gpufleet.sglang.plugins.module_utils.launch_args import exec_start, flags, local_url
 
 
 class FilterModule(object):
     def filters(self):
-        return {"sglang_flags": flags, "systemd_exec_start": exec_start}
+        return {"sglang_flags": flags, "systemd_exec_start": exec_start, "sglang_local_url": local_url}

@@ -32,6 +32,12 @@ def flags(mapping):
     return args
 
 
+def local_url(host, port):
+    """The URL at which the server's own host reaches it: a wildcard bind is reached on loopback."""
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "", None) else str(host)
+    return "http://%s:%s" % ("[%s]" % host if ":" in host else host, port)
+
+
 def systemd_quote(arg):
     """Quote one argument for ExecStart=: %% for specifiers, double quotes when needed.
 

@@ -2,7 +2,12 @@
 
 import shlex
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.launch_args import exec_start, flags, systemd_quote
+from ansible_collections.gpufleet.sglang.plugins.module_utils.launch_args import (
+    exec_start,
+    flags,
+    local_url,
+    systemd_quote,
+)
 
 
 def test_flags_from_a_mapping():
@@ -29,3 +34,10 @@ def test_exec_start_puts_one_flag_per_line_and_parses_back():
     assert rendered.splitlines()[1].strip() == '--model-path "/srv/my models/kimi" \\'
     # For arguments without % or $, systemd's splitting agrees with a POSIX shell's.
     assert shlex.split(rendered.replace("\\\n", " ")) == argv
+
+
+def test_local_url_reaches_a_wildcard_bind_on_loopback():
+    assert local_url("0.0.0.0", 30000) == "http://127.0.0.1:30000"
+    assert local_url("::", 30000) == "http://127.0.0.1:30000"
+    assert local_url("10.40.0.11", 30001) == "http://10.40.0.11:30001"
+    assert local_url("fd00::11", 30000) == "http://[fd00::11]:30000"
