@@ -1,0 +1,116 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: nvidia_pci_info
+short_description: List the NVIDIA GPUs and NVSwitches on the PCI bus, before any driver is installed
+version_added: 0.1.0
+description:
+  - Reads C(lspci -Dnn) when pciutils is installed, else C(/sys/bus/pci/devices), and returns the NVIDIA GPUs
+    (PCI class 0300 or 0302) and NVSwitches (class 0680) it finds.
+  - Says which GPUs run only with NVIDIA's open kernel modules (Blackwell and later, device IDs from 0x2900 on)
+    and whether the host needs fabric manager (NVSwitches on the bus, or HGX-only Blackwell boards).
+  - With O(devices), classifies the given device IDs instead of reading the bus, for hosts where detection
+    cannot see the GPUs (some virtual machines, containers).
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  devices:
+    description:
+      - PCI device IDs to use instead of reading the bus, one per GPU, as C(10de:2bb5) or C(2bb5).
+    type: list
+    elements: str
+    default: []
+  sysfs_root:
+    description: Where the PCI devices are in sysfs, read when C(lspci) is not installed.
+    type: path
+    default: /sys/bus/pci/devices
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
+    support: full
+    details: The module only reads; it behaves the same in check mode.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Find the GPUs
+  gpufleet.sglang.nvidia_pci_info:
+  register: pci
+
+- name: A host whose GPUs the bus does not show (eight RTX PRO 6000 Blackwell Server Edition)
+  gpufleet.sglang.nvidia_pci_info:
+    devices: "{{ ['10de:2bb5'] * 8 }}"
+"""
+
+RETURN = r"""
+gpus:
+  description: The NVIDIA GPUs.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {slot: "0000:38:00.0", class: "0302", vendor: 10de, device: 2bb5,
+       name: "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition]", open_modules_required: true}
+nvswitches:
+  description: The NVSwitches the host's bus shows.
+  returned: always
+  type: list
+  elements: dict
+open_modules_required:
+  description: Whether any GPU runs only with the open kernel modules.
+  returned: always
+  type: bool
+open_only_gpus:
+  description: Those GPUs, one line each.
+  returned: always
+  type: list
+  elements: str
+fabric_manager_recommended:
+  description: Whether the host's NVLink switches need NVIDIA fabric manager.
+  returned: always
+  type: bool
+source:
+  description: Where the devices came from, C(lspci), C(sysfs) or C(devices) (the option).
+  returned: always
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils.nvidia_hardware import (
+    inventory, parse_device_ids, parse_lspci, read_sysfs)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type="list", elements="str", default=[]),
+            sysfs_root=dict(type="path", default="/sys/bus/pci/devices"),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    lspci = module.get_bin_path("lspci")
+    try:
+        if params["devices"]:
+            source, devices = "devices", parse_device_ids(params["devices"])
+        elif lspci:
+            rc, out, err = module.run_command([lspci, "-Dnn"], check_rc=True)
+            source, devices = "lspci", parse_lspci(out)
+        else:
+            source, devices = "sysfs", read_sysfs(params["sysfs_root"])
+    except (ValueError, OSError) as exc:
+        module.fail_json(msg="cannot list the PCI devices: %s" % exc)
+    module.exit_json(changed=False, source=source, **inventory(devices))
+
+
+if __name__ == "__main__":
+    main()

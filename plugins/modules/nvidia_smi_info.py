@@ -1,0 +1,95 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: nvidia_smi_info
+short_description: The GPUs the loaded NVIDIA driver drives, as nvidia-smi reports them
+version_added: 0.1.0
+description:
+  - Runs C(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader) and
+    returns one entry per GPU.
+  - Does not fail when nvidia-smi is missing or cannot talk to the driver (no driver yet, a reboot pending
+    after an install, a module that did not build); it returns RV(reachable=false) and nvidia-smi's own
+    message, for the caller to decide.
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  nvidia_smi:
+    description: The nvidia-smi program, looked up on the PATH by default.
+    type: str
+    default: nvidia-smi
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
+    support: full
+    details: The module only reads; it behaves the same in check mode.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Ask the driver for its GPUs
+  gpufleet.sglang.nvidia_smi_info:
+  register: smi
+
+- name: Eight GPUs, all Blackwell
+  ansible.builtin.assert:
+    that:
+      - smi.reachable
+      - smi.gpus | length == 8
+      - smi.gpus | map(attribute='compute_cap') | unique == ['12.0']
+"""
+
+RETURN = r"""
+reachable:
+  description: Whether nvidia-smi ran and answered.
+  returned: always
+  type: bool
+message:
+  description: What nvidia-smi said when it did not answer.
+  returned: when reachable is false
+  type: str
+  sample: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+gpus:
+  description: One entry per GPU, in nvidia-smi's order.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - {index: 0, name: "NVIDIA RTX PRO 6000 Blackwell Server Edition", driver_version: "580.105.08",
+       compute_cap: "12.0", memory_total_mib: 97887}
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils.nvidia_hardware import SMI_QUERY, parse_nvidia_smi
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(nvidia_smi=dict(type="str", default="nvidia-smi")),
+        supports_check_mode=True,
+    )
+    program = module.get_bin_path(module.params["nvidia_smi"])
+    if not program:
+        module.exit_json(changed=False, reachable=False, gpus=[],
+                         message="%s is not installed" % module.params["nvidia_smi"])
+    rc, out, err = module.run_command([program, "--query-gpu=" + ",".join(SMI_QUERY), "--format=csv,noheader"])
+    if rc != 0:
+        module.exit_json(changed=False, reachable=False, gpus=[],
+                         message=(out.strip() + " " + err.strip()).strip() or "nvidia-smi exited with %d" % rc)
+    try:
+        gpus = parse_nvidia_smi(out)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, reachable=True, gpus=gpus)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""The nvidia_pci_info and nvidia_smi_info modules, run in-process.
+
+nvidia-smi needs a GPU; here a shell script prints what nvidia-smi prints (the lines of
+test_nvidia_hardware.py's samples) and exits with its codes.
+"""
+
+import os
+import stat
+
+from conftest import run_module
+from ansible_collections.gpufleet.sglang.plugins.modules import nvidia_pci_info, nvidia_smi_info
+
+
+def fake_nvidia_smi(tmp_path, out, rc=0):
+    script = tmp_path / "nvidia-smi"
+    script.write_text("#!/bin/sh\n"
+                      "[ \"$1\" = --query-gpu=name,driver_version,compute_cap,memory.total ] || exit 64\n"
+                      "[ \"$2\" = --format=csv,noheader ] || exit 64\n"
+                      "cat <<'OUT'\n%sOUT\nexit %d\n" % (out, rc))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+def test_given_devices_are_classified():
+    result = run_module(nvidia_pci_info, dict(devices=["10de:2bb5"] * 8), check_mode=True)
+    assert result["source"] == "devices"
+    assert len(result["gpus"]) == 8 and result["open_modules_required"]
+    assert not result["changed"]
+
+
+def test_a_bad_device_id_fails_with_the_fix():
+    result = run_module(nvidia_pci_info, dict(devices=["10de-2bb5"]))
+    assert result["failed"]
+    assert "write it as 10de:2bb5" in result["msg"]
+
+
+def test_sysfs_when_lspci_is_missing(tmp_path, monkeypatch):
+    slot = tmp_path / "0000:18:00.0"
+    slot.mkdir()
+    for field, value in (("vendor", "0x10de"), ("device", "0x2901"), ("class", "0x030200")):
+        (slot / field).write_text(value + "\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = run_module(nvidia_pci_info, dict(sysfs_root=str(tmp_path)))
+    assert result["source"] == "sysfs"
+    assert result["fabric_manager_recommended"] and result["open_modules_required"]
+
+
+def test_nvidia_smi_answers(tmp_path):
+    smi = fake_nvidia_smi(tmp_path, "NVIDIA RTX PRO 6000 Blackwell Server Edition, 580.159.03, 12.0, 97887 MiB\n" * 2)
+    result = run_module(nvidia_smi_info, dict(nvidia_smi=smi), check_mode=True)
+    assert result["reachable"]
+    assert [gpu["index"] for gpu in result["gpus"]] == [0, 1]
+    assert result["gpus"][1]["compute_cap"] == "12.0"
+
+
+def test_nvidia_smi_without_a_driver_is_reported_not_failed(tmp_path):
+    smi = fake_nvidia_smi(tmp_path, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                                    "driver. Make sure that the latest NVIDIA driver is installed and running.\n", 9)
+    result = run_module(nvidia_smi_info, dict(nvidia_smi=smi))
+    assert not result.get("failed") and not result["reachable"]
+    assert "couldn't communicate with the NVIDIA driver" in result["message"]
+
+
+def test_nvidia_smi_not_installed(tmp_path):
+    result = run_module(nvidia_smi_info, dict(nvidia_smi=os.path.join(str(tmp_path), "nvidia-smi")))
+    assert not result["reachable"] and "is not installed" in result["message"]
