@@ -82,12 +82,12 @@ def describe(device):
 
 def inventory(devices):
     """The NVIDIA GPUs and NVSwitches among ``devices``, and what they demand of the driver."""
-    gpus = [dict(device, open_modules_required=requires_open_modules(device)) for device in devices
-            if device["vendor"] == NVIDIA_VENDOR and device["class"] in GPU_CLASSES]
+    gpus = [dict(device, description=describe(device), open_modules_required=requires_open_modules(device))
+            for device in devices if device["vendor"] == NVIDIA_VENDOR and device["class"] in GPU_CLASSES]
     nvswitches = [device for device in devices
                   if device["vendor"] == NVIDIA_VENDOR and device["class"] == OTHER_BRIDGE_CLASS
                   and (device["device"] in NVSWITCH_DEVICES or "nvswitch" in device["name"].lower())]
-    open_only = [describe(gpu) for gpu in gpus if gpu["open_modules_required"]]
+    open_only = [gpu["description"] for gpu in gpus if gpu["open_modules_required"]]
     return {
         "gpus": gpus,
         "nvswitches": nvswitches,

@@ -58,7 +58,8 @@ gpus:
   elements: dict
   sample:
     - {slot: "0000:38:00.0", class: "0302", vendor: 10de, device: 2bb5,
-       name: "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition]", open_modules_required: true}
+       name: "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition]", open_modules_required: true,
+       description: "0000:38:00.0 NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] [10de:2bb5]"}
 nvswitches:
   description: The NVSwitches the host's bus shows.
   returned: always

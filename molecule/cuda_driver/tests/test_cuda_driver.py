@@ -1,0 +1,93 @@
+"""What the cuda_driver role leaves on the two hosts (after converge, the reboot and idempotence)."""
+
+import json
+import os
+import re
+
+from conftest import run_role
+
+REPO = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~/.cache/gpufleet-sglang"),
+                    "nvidia-standin-repo", "debian12", "x86_64")
+testinfra_hosts = ["gpufleet-cuda-1", "gpufleet-cuda-2"]
+
+
+def test_repository_is_a_deb822_source_signed_by_its_own_key(host):
+    source = host.file("/etc/apt/sources.list.d/cuda.sources").content_string
+    assert "URIs: http://gpufleet-cuda-repo:8080/debian12/x86_64/" in source
+    assert "Suites: /" in source
+    assert "Signed-By: /etc/apt/keyrings/cuda.asc" in source
+    with open(os.path.join(REPO, "3bf863cc.pub")) as handle:
+        assert host.file("/etc/apt/keyrings/cuda.asc").content_string == handle.read()
+    assert not host.file("/etc/apt/sources.list.d/cuda-debian12-x86_64.list").exists
+
+
+def test_the_pin_holds_while_the_repository_offers_a_newer_branch(host):
+    policy = host.check_output("apt-cache policy nvidia-driver-cuda")
+    assert "Installed: 580.105.08-1" in policy
+    assert "Candidate: 580.105.08-1" in policy
+    assert "590.48.01-1" in policy  # offered, and held back
+
+
+def test_apt_upgrade_does_not_move_the_driver(host):
+    simulated = host.check_output("apt-get -s dist-upgrade")
+    assert not re.search(r"^Inst (nvidia|libnvidia|libnvsdm)", simulated, re.M), simulated
+
+
+def test_each_host_uses_its_pinning_mechanism(host):
+    pinning_package = host.package("nvidia-driver-pinning-580")
+    preferences = host.file("/etc/apt/preferences.d/gpufleet-nvidia-driver")
+    if host.backend.get_hostname() == "gpufleet-cuda-1":
+        assert pinning_package.is_installed and not preferences.exists
+    else:
+        assert not pinning_package.is_installed
+        assert "Pin: version 580.*\nPin-Priority: 1000" in preferences.content_string
+
+
+def test_open_kernel_modules_and_dkms(host):
+    assert host.package("nvidia-kernel-open-dkms").is_installed
+    assert not host.package("nvidia-kernel-dkms").is_installed
+    assert host.package("dkms").is_installed
+
+
+def test_nouveau_is_blacklisted(host):
+    blacklist = host.file("/etc/modprobe.d/gpufleet-blacklist-nouveau.conf").content_string
+    assert "blacklist nouveau\noptions nouveau modeset=0\n" in blacklist
+
+
+def test_persistenced_is_enabled_and_running_after_the_reboot(host):
+    service = host.service("nvidia-persistenced")
+    assert service.is_enabled and service.is_running
+
+
+def test_fabric_manager_and_dcgm_only_where_wanted(host):
+    hgx = host.backend.get_hostname() == "gpufleet-cuda-2"
+    assert host.package("nvidia-fabricmanager").is_installed is hgx
+    assert host.package("nvlsm").is_installed is hgx
+    assert host.package("datacenter-gpu-manager-4-cuda13").is_installed is hgx
+    if hgx:
+        assert host.service("nvidia-fabricmanager").is_enabled and host.service("nvidia-fabricmanager").is_running
+        assert host.service("nvidia-dcgm").is_running
+
+
+def test_toolkit_on_login_shells_paths(host):
+    assert host.package("cuda-toolkit-13-0").is_installed
+    assert not host.package("cuda").is_installed
+    shell = host.check_output("bash -lc 'echo \"$PATH|$LD_LIBRARY_PATH\"; nvcc --version'")
+    assert "/usr/local/cuda-13.0/bin:" in shell
+    assert "|/usr/local/cuda-13.0/lib64" in shell
+    assert "release 13.0" in shell
+
+
+def test_gpu_facts(host):
+    name = host.backend.get_hostname()
+    rc, out, changed = run_role(name, {})
+    assert rc == 0, out
+    assert changed == 0
+    shown = out.index("=> {", out.index("TASK [Show the GPU facts]")) + 3
+    facts = json.JSONDecoder().raw_decode(out, shown)[0]["cuda_gpus"]
+    assert len(facts) == 8
+    expected = ({"name": "NVIDIA RTX PRO 6000 Blackwell Server Edition", "compute_cap": "12.0",
+                 "memory_total_mib": 97887} if name == "gpufleet-cuda-1" else
+                {"name": "NVIDIA B200", "compute_cap": "10.0", "memory_total_mib": 183359})
+    for index, gpu in enumerate(facts):
+        assert gpu == dict(expected, index=index, driver_version="580.105.08")
