@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
 # The demo fleet: three systemd containers from the local base image, named as in
-# inventories/demo/hosts.yml.   Usage: scripts/demo.sh up|down
+# inventories/demo/hosts.yml, and a fourth that serves the stand-in for NVIDIA's CUDA repository
+# (tests/standin/nvidia_repo) to them on their own network.   Usage: scripts/demo.sh up|down
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 IMAGE="${GPUFLEET_BASE_IMAGE:-gpufleet-sglang/debian12-systemd:bookworm}"
 HOSTS=(gpufleet-demo-1 gpufleet-demo-2 gpufleet-demo-3)
+REPO=gpufleet-demo-cuda-repo
+NETWORK=gpufleet-demo
+CACHE="${GPUFLEET_CACHE:-$HOME/.cache/gpufleet-sglang}"
 log() { printf 'demo: %s\n' "$*" >&2; }
 
 up() {
     bash "$root/scripts/engine.sh"
     bash "$root/scripts/base-image.sh"
     log "wheelhouse: $("$root/.venv/bin/python" "$root/tests/sglang_wheels.py" --wheelhouse 0.5.9)"
+    GPUFLEET_CACHE="$CACHE" python3 "$root/tests/standin/nvidia_repo/build.py"
+    docker network inspect "$NETWORK" >/dev/null 2>&1 || docker network create "$NETWORK" >/dev/null
+    if [ "$(docker inspect -f '{{.State.Running}}' "$REPO" 2>/dev/null)" != "true" ]; then
+        docker rm -f "$REPO" >/dev/null 2>&1 || true
+        docker run -d --name "$REPO" --network "$NETWORK" -v "$CACHE:/srv/cache:ro" --label gpufleet.demo=true \
+            "$IMAGE" python3 -m http.server 8080 --directory /srv/cache/nvidia-standin-repo >/dev/null
+        log "$REPO started"
+    fi
     for name in "${HOSTS[@]}"; do
         if [ "$(docker inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = "true" ]; then
             log "$name is running"
             continue
         fi
         docker rm -f "$name" >/dev/null 2>&1 || true
-        docker run -d --name "$name" --hostname "$name" \
+        # restart always: the driver role reboots a host after installing its driver.
+        docker run -d --name "$name" --hostname "$name" --network "$NETWORK" --restart always \
             --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
             -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock -e container=docker \
             --label gpufleet.demo=true "$IMAGE" /sbin/init >/dev/null
@@ -35,11 +48,12 @@ up() {
 }
 
 down() {
-    for name in "${HOSTS[@]}"; do
+    for name in "${HOSTS[@]}" "$REPO"; do
         if docker rm -f "$name" >/dev/null 2>&1; then
             log "$name removed"
         fi
     done
+    docker network rm "$NETWORK" >/dev/null 2>&1 || true
 }
 
 case "${1:-}" in

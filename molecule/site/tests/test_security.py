@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 
+testinfra_hosts = ["gpufleet-site-1", "gpufleet-site-2"]
 UNIT = "sglang-kimi-k25.service"
 API_KEY = "molecule-test-key-3f9c"
 # systemd-analyze's exposure score: 9.2 (UNSAFE) for the unit with every sglang_harden_* option off,

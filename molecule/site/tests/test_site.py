@@ -2,6 +2,7 @@
 
 import json
 
+testinfra_hosts = ["gpufleet-site-1", "gpufleet-site-2"]
 UNIT = "sglang-kimi-k25.service"
 API_KEY = "molecule-test-key-3f9c"
 DRAFT = "/srv/models/kimi-k25-eagle3"
