@@ -29,7 +29,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 
 BRANCHES = {"580": "580.105.08", "590": "590.48.01"}

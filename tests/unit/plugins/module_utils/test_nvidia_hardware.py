@@ -117,8 +117,8 @@ def test_sysfs_gives_the_same_classification(tmp_path):
 
 def test_devices_given_by_hand():
     found = hw.inventory(hw.parse_device_ids(["10de:2bb5", "2330"]))
-    assert [(gpu["device"], gpu["open_modules_required"]) for gpu in found["gpus"]] == [("2bb5", True),
-                                                                                       ("2330", False)]
+    classified = [(gpu["device"], gpu["open_modules_required"]) for gpu in found["gpus"]]
+    assert classified == [("2bb5", True), ("2330", False)]
 
 
 @pytest.mark.parametrize("text, message", [("10de-2bb5", "write it as 10de:2bb5"),
