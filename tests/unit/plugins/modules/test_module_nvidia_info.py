@@ -34,6 +34,21 @@ def test_a_bad_device_id_fails_with_the_fix():
     assert "write it as 10de:2bb5" in result["msg"]
 
 
+def test_lspci_when_installed(tmp_path, monkeypatch):
+    lspci = tmp_path / "lspci"
+    lspci.write_text("#!/bin/sh\n[ \"$1\" = -Dnn ] || exit 64\ncat <<'OUT'\n"
+                     "0000:02:00.0 VGA compatible controller [0300]: ASPEED Technology, Inc. ASPEED Graphics Family "
+                     "[1a03:2000] (rev 52)\n"
+                     "0000:38:00.0 3D controller [0302]: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server "
+                     "Edition] [10de:2bb5] (rev a1)\nOUT\n")
+    lspci.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + "/usr/bin:/bin")
+    result = run_module(nvidia_pci_info, {})
+    assert result["source"] == "lspci"
+    assert [gpu["slot"] for gpu in result["gpus"]] == ["0000:38:00.0"]
+    assert result["open_modules_required"] and not result["fabric_manager_recommended"]
+
+
 def test_sysfs_when_lspci_is_missing(tmp_path, monkeypatch):
     slot = tmp_path / "0000:18:00.0"
     slot.mkdir()
