@@ -35,10 +35,15 @@ else
     log ".venv is current"
 fi
 
-# ansible-test sanity runs shellcheck on the scripts when it is installed.
-if ! command -v shellcheck >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "installing shellcheck"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null
+# ansible-test sanity runs shellcheck on the scripts when it is installed; the stand-in CUDA
+# repository (tests/standin/nvidia_repo) is signed with gpg.
+missing=""
+command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
+command -v gpg >/dev/null 2>&1 || missing="$missing gnupg"
+if [ -n "$missing" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing$missing"
+    # shellcheck disable=SC2086  # one word per package
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
 # ANSIBLE_COLLECTIONS_PATH points at .collections, where the checkout is gpufleet.sglang.
