@@ -50,14 +50,8 @@ options:
       - The attribute of the wrapper that holds the wrapped language model.
     type: str
     default: language_model
-attributes:
-  check_mode:
-    description: Can run in check mode and return changed status prediction without modifying the target.
-    support: full
-    details: The module only reads files; it behaves the same in check mode.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
-    support: none
+extends_documentation_fragment:
+  - gpufleet.sglang.read_only
 notes:
   - The audit reads the source on the managed host; it never imports C(sglang) or C(torch).
 seealso:

@@ -23,14 +23,8 @@ options:
     description: The nvidia-smi program, looked up on the PATH by default.
     type: str
     default: nvidia-smi
-attributes:
-  check_mode:
-    description: Can run in check mode and return changed status prediction without modifying the target.
-    support: full
-    details: The module only reads; it behaves the same in check mode.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
-    support: none
+extends_documentation_fragment:
+  - gpufleet.sglang.read_only
 """
 
 EXAMPLES = r"""
