@@ -11,6 +11,7 @@ REPO=gpufleet-demo-cuda-repo
 NETWORK=gpufleet-demo
 CACHE="${GPUFLEET_CACHE:-$HOME/.cache/gpufleet-sglang}"
 log() { printf 'demo: %s\n' "$*" >&2; }
+running() { [ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = "true" ]; }
 
 up() {
     bash "$root/scripts/engine.sh"
@@ -18,14 +19,14 @@ up() {
     log "wheelhouse: $("$root/.venv/bin/python" "$root/tests/sglang_wheels.py" --wheelhouse 0.5.9)"
     GPUFLEET_CACHE="$CACHE" python3 "$root/tests/standin/nvidia_repo/build.py"
     docker network inspect "$NETWORK" >/dev/null 2>&1 || docker network create "$NETWORK" >/dev/null
-    if [ "$(docker inspect -f '{{.State.Running}}' "$REPO" 2>/dev/null)" != "true" ]; then
+    if ! running "$REPO"; then
         docker rm -f "$REPO" >/dev/null 2>&1 || true
         docker run -d --name "$REPO" --network "$NETWORK" -v "$CACHE:/srv/cache:ro" --label gpufleet.demo=true \
             "$IMAGE" python3 -m http.server 8080 --directory /srv/cache/nvidia-standin-repo >/dev/null
         log "$REPO started"
     fi
     for name in "${HOSTS[@]}"; do
-        if [ "$(docker inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = "true" ]; then
+        if running "$name"; then
             log "$name is running"
             continue
         fi
