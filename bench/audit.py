@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, ".collections"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 import sglang_wheels  # noqa: E402
-from ansible_collections.gpufleet.sglang.plugins.module_utils import eagle3_audit  # noqa: E402
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit  # noqa: E402
 
 
 def best_of(repeat, func):

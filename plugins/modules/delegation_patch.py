@@ -132,13 +132,13 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.delegation import PatchError, plan_patch
-from ansible_collections.gpufleet.sglang.plugins.module_utils.eagle3_audit import audit
-from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import PatchError, plan_patch
+from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import (
     SourceError,
     import_root_of,
 )
-from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import PackageError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import PackageError
 
 
 def package_root_of(path):

@@ -51,7 +51,7 @@ options:
     type: str
     default: language_model
 extends_documentation_fragment:
-  - gpufleet.sglang.read_only
+  - gpufleet.sglang._read_only
 notes:
   - The audit reads the source on the managed host; it never imports C(sglang) or C(torch).
 seealso:
@@ -163,13 +163,13 @@ files_scanned:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.eagle3_audit import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import (
     DEFAULT_INNER_ATTR,
     DEFAULT_MODEL_FILE,
     audit,
 )
-from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import SourceError
-from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import (
     LOCATE_SNIPPET,
     PackageError,
 )

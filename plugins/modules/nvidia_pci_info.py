@@ -31,7 +31,7 @@ options:
     type: path
     default: /sys/bus/pci/devices
 extends_documentation_fragment:
-  - gpufleet.sglang.read_only
+  - gpufleet.sglang._read_only
 """
 
 EXAMPLES = r"""
@@ -80,7 +80,7 @@ source:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.nvidia_hardware import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import (
     inventory, parse_device_ids, parse_lspci, read_sysfs)
 
 

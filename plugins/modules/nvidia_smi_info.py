@@ -24,7 +24,7 @@ options:
     type: str
     default: nvidia-smi
 extends_documentation_fragment:
-  - gpufleet.sglang.read_only
+  - gpufleet.sglang._read_only
 """
 
 EXAMPLES = r"""
@@ -62,7 +62,7 @@ gpus:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.nvidia_hardware import SMI_QUERY, parse_nvidia_smi
+from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import SMI_QUERY, parse_nvidia_smi
 
 
 def main():

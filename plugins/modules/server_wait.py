@@ -42,7 +42,7 @@ options:
     type: int
     default: 40
 extends_documentation_fragment:
-  - gpufleet.sglang.read_only
+  - gpufleet.sglang._read_only
 """
 
 EXAMPLES = r"""
@@ -78,7 +78,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.server_health import ServerFailed, wait_healthy
+from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import ServerFailed, wait_healthy
 
 
 def http_status(url, headers=None):

@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils import delegation, eagle3_audit
-from ansible_collections.gpufleet.sglang.plugins.module_utils.delegation import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _delegation as delegation, _eagle3_audit as eagle3_audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import (
     BEGIN_MARKER,
     END_MARKER,
     PatchError,

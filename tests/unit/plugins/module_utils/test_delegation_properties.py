@@ -3,7 +3,7 @@
 from hypothesis import given, settings, HealthCheck
 from hypothesis import strategies as st
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.delegation import plan_patch
+from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import plan_patch
 
 INNER_METHODS = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head", "start_layer"]
 

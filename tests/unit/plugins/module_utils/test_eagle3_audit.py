@@ -5,9 +5,9 @@ import textwrap
 
 import pytest
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils import eagle3_audit
-from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import SourceError
-from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import PackageError
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import PackageError
 
 EAGLE3 = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]
 

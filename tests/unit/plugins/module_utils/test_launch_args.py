@@ -2,7 +2,7 @@
 
 import shlex
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.launch_args import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._launch_args import (
     exec_start,
     flags,
     local_url,

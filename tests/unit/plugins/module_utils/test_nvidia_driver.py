@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.nvidia_driver import driver_packages, repository_path
+from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_driver import driver_packages, repository_path
 
 
 @pytest.mark.parametrize("distribution, version, machine, path", [
@@ -15,7 +15,7 @@ def test_repository_path(distribution, version, machine, path):
 
 
 @pytest.mark.parametrize("distribution, version, machine, message", [
-    ("Ubuntu", "20.04", "x86_64", "set cuda_repo_distribution"),
+    ("Ubuntu", "20.04", "x86_64", "set cuda_repo_path to the repository part"),
     ("Rocky", "9.4", "x86_64", "no CUDA repository for Rocky 9.4"),
     ("Debian", "12", "ppc64le", "ppc64le architecture")])
 def test_unsupported_hosts_say_what_to_do(distribution, version, machine, message):

@@ -22,7 +22,7 @@ noted):
 
 import pytest
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils import nvidia_hardware as hw
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _nvidia_hardware as hw
 
 RTX_PRO_6000_LSPCI = """\
 0000:02:00.0 VGA compatible controller [0300]: ASPEED Technology, Inc. ASPEED Graphics Family [1a03:2000] (rev 52)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.server_health import ServerFailed, wait_healthy
+from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import ServerFailed, wait_healthy
 
 
 class FakeClock(object):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import os
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import (
     ClassInfo,
     SourceError,
     SourceIndex,

@@ -22,8 +22,8 @@ def repository_path(distribution, version, architecture):
         name = family + version
     if name not in SUPPORTED_REPOSITORIES:
         raise ValueError("NVIDIA publishes no CUDA repository for %s %s here (supported: %s); set "
-                         "cuda_repo_distribution to the repository to use" % (distribution, version,
-                                                                              ", ".join(SUPPORTED_REPOSITORIES)))
+                         "cuda_repo_path to the repository part to use, such as debian12/x86_64"
+                         % (distribution, version, ", ".join(SUPPORTED_REPOSITORIES)))
     if architecture not in REPOSITORY_ARCHITECTURES:
         raise ValueError("no CUDA repository for the %s architecture (supported: x86_64, aarch64)" % architecture)
     return "%s/%s" % (name, REPOSITORY_ARCHITECTURES[architecture])

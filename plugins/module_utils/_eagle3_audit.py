@@ -20,11 +20,11 @@ from __future__ import annotations
 import ast
 import os
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils.python_classes import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import (
     SourceError,
     SourceIndex,
 )
-from ansible_collections.gpufleet.sglang.plugins.module_utils.sglang_package import (
+from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import (
     check_root,
     sglang_version,
 )

@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What SGLang derives from a model's config.json, read the way SGLang reads it.
+
+From SGLang 0.5.9's ``srt/utils/hf_transformers_utils.py`` (``get_hf_text_config``,
+``get_context_length`` and ``CONTEXT_LENGTH_KEYS``). Private to the collection: not a public API.
+"""
+
+from __future__ import annotations
+
+# SGLang's CONTEXT_LENGTH_KEYS: the first one a config sets is the context length.
+CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
+                       "max_position_embeddings")
+DEFAULT_CONTEXT_LENGTH = 2048
+
+
+def text_config(config):
+    """The language model's part of a (possibly multimodal) config, as get_hf_text_config picks it."""
+    architectures = config.get("architectures") or []
+    if architectures and architectures[0].startswith("Llava") and architectures[0].endswith("ForCausalLM"):
+        return config
+    for key in ("text_config", "llm_config", "language_config"):
+        if key in config:
+            return config[key]
+    if "thinker_config" in config:
+        thinker = config["thinker_config"]
+        return thinker.get("text_config", thinker)
+    return config
+
+
+def context_length(config):
+    """The context length SGLang derives from ``config`` (a config.json as a dict), in tokens.
+
+    A rope scaling factor multiplies it, except with ``original_max_position_embeddings`` or
+    the ``llama3`` rope type.
+    """
+    text = text_config(config)
+    rope = text.get("rope_scaling") or {}
+    factor = rope.get("factor", 1) if rope else 1
+    if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+        factor = 1
+    for key in CONTEXT_LENGTH_KEYS:
+        if text.get(key) is not None:
+            return int(factor * text[key])
+    return DEFAULT_CONTEXT_LENGTH
