@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image test lint sanity units molecule demo demo-down bench bench-rollout build clean
+.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench bench-rollout build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -14,11 +14,14 @@ engine:           ## a Docker engine that answers (installs docker.io and starts
 image: engine     ## the local Debian 12 + systemd base image (debootstrap + docker import)
 	bash scripts/base-image.sh
 
-test: setup image ## the whole suite: yamllint, ansible-lint, ansible-test sanity, pytest units, molecule
+test: setup image ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, molecule
 	bash scripts/test.sh
 
 lint: setup
 	yamllint --strict . && ansible-lint --profile production
+
+docs: setup       ## regenerate the role READMEs from their argument specs (the heads above the markers are kept)
+	bash scripts/docs.sh
 
 sanity: setup
 	bash scripts/ansible-test.sh sanity --python "$$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
@@ -47,4 +50,4 @@ build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force
 
 clean: demo-down
-	rm -rf .venv .collections gpufleet-sglang-*.tar.gz
+	rm -rf .venv .venv-galaxy .collections gpufleet-sglang-*.tar.gz

@@ -35,6 +35,19 @@ else
     log ".venv is current"
 fi
 
+# Galaxy's importer in its own venv, so that its pins never meet the project's.
+galaxy_venv="$root/.venv-galaxy"
+galaxy_stamp="$galaxy_venv/.requirements.sha256"
+galaxy_want="$(sha256sum "$root/requirements-galaxy.txt" | cut -d' ' -f1)"
+if [ ! -x "$galaxy_venv/bin/python" ] || [ "$(cat "$galaxy_stamp" 2>/dev/null)" != "$galaxy_want" ]; then
+    log "creating .venv-galaxy"
+    rm -rf "$galaxy_venv"
+    "$("$venv/bin/python" -c 'import sys; print(sys._base_executable)')" -m venv "$galaxy_venv"
+    "$galaxy_venv/bin/python" -m pip install -q --upgrade pip 2> >(grep -v "is ignored: it is neither" >&2)
+    "$galaxy_venv/bin/python" -m pip install -q -r "$root/requirements-galaxy.txt" 2> >(grep -v "is ignored: it is neither" >&2)
+    printf '%s\n' "$galaxy_want" >"$galaxy_stamp"
+fi
+
 # ansible-test sanity runs shellcheck on the scripts when it is installed; the stand-in CUDA
 # repository (tests/standin/nvidia_repo) is signed with gpg.
 missing=""

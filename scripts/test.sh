@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, sanity, unit tests, molecule. Every step runs; the script
-# exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
+# The whole test suite: lint, generated docs, build and Galaxy import, sanity, unit tests,
+# molecule. Every step runs; the script exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +28,7 @@ step() {
 
 step yamllint yamllint --strict .
 step ansible-lint ansible-lint --profile production
+step docs bash scripts/check-docs.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
