@@ -41,10 +41,10 @@ demo-down:        ## remove the demo fleet
 	bash scripts/demo.sh down
 
 bench: setup      ## performance figures (bench/)
-	python bench/audit.py
+	PYTHONPATH=tests:.collections python bench/audit.py
 
 bench-rollout: setup image  ## draft upgrade downtime, this collection's flow against a naive one (demo fleet)
-	python bench/rollout.py
+	PYTHONPATH=tests:.collections python bench/rollout.py
 
 build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force

@@ -1,8 +1,8 @@
 """Time the EAGLE-3 audit of a full installed SGLang tree against a plain `grep -rn`.
 
-    python bench/audit.py [VERSION] [--repeat N]
+    make bench    (or: PYTHONPATH=tests:.collections python bench/audit.py [VERSION] [--repeat N])
 
-The tree is the release wheel from PyPI (cached by tests/sglang_wheels.py), unpacked
+The tree is the release wheel from PyPI (cached by tests/gpufleet_testlib/sglang_wheels.py), unpacked
 into a temporary site-packages. Prints files parsed, seconds (best of N), and the
 ratio to `grep -rn` for the three EAGLE-3 names over the same trees. Goal: < 2 s.
 """
@@ -10,16 +10,11 @@ ratio to `grep -rn` for the three EAGLE-3 names over the same trees. Goal: < 2 s
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, ".collections"))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-
-import sglang_wheels  # noqa: E402
-from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit  # noqa: E402
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit
+from gpufleet_testlib import sglang_wheels
 
 
 def best_of(repeat, func):

@@ -1,6 +1,6 @@
 """Downtime of a draft upgrade: gpufleet.sglang's rollout against a naive stop -> fetch -> start.
 
-    python bench/rollout.py [--transfer-mb 400] [--load-delay 5]
+    make bench-rollout    (or: PYTHONPATH=tests python bench/rollout.py [--transfer-mb 400] [--load-delay 5])
 
 Runs on the demo fleet (three systemd containers, `make demo` brings them up; this script
 does too). The SGLang process is the stand-in with a load delay; the draft is a folder on the
@@ -18,10 +18,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+from gpufleet_testlib import ROOT
+from gpufleet_testlib.health_probe import HealthProbe
 
-from health_probe import HealthProbe  # noqa: E402
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 KEY = "bench-key"
 FLEET_VARS = {"sglang_host": "0.0.0.0", "sglang_api_key": KEY}

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Build the local Debian 12 + systemd base image for molecule and the demo fleet.
-# No registry can be reached, so the root filesystem comes from debootstrap and
-# enters Docker through `docker import`. The image carries the hash of this
-# recipe as a label; it is rebuilt only when missing or when the recipe changed.
+# Build the local Debian + systemd base images for molecule and the demo fleet:
+#   scripts/base-image.sh [SUITE...]    bookworm and trixie when none is named
+# giving gpufleet-sglang/debian12-systemd:bookworm and gpufleet-sglang/debian13-systemd:trixie.
+# No registry can be reached, so each root filesystem comes from debootstrap and enters
+# Docker through `docker import`. An image carries the hash of this recipe as a label; it
+# is rebuilt only when missing or when the recipe changed.
 set -euo pipefail
 
-IMAGE="${GPUFLEET_BASE_IMAGE:-gpufleet-sglang/debian12-systemd:bookworm}"
-SUITE=bookworm
+declare -A DEBIAN_VERSION=([bookworm]=12 [trixie]=13)
 PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,sudo,procps,iproute2,ca-certificates,gnupg,curl
 # Units that have nothing to do inside a container and only slow its boot.
 MASKED_UNITS="systemd-udevd.service systemd-udev-trigger.service getty.target console-getty.service \
@@ -17,13 +18,6 @@ log() { printf 'base-image: %s\n' "$*" >&2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 recipe_hash="$(sha256sum <"$here/base-image.sh" | cut -c1-16)"
 
-current_hash="$(docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$IMAGE" 2>/dev/null || true)"
-if [ "$current_hash" = "$recipe_hash" ]; then
-    log "$IMAGE is current (recipe $recipe_hash)"
-    exit 0
-fi
-log "building $IMAGE (recipe $recipe_hash, found '${current_hash:-none}')"
-
 # The mirror is the one this machine's apt already uses, unless DEBIAN_MIRROR says otherwise.
 mirror_from_host() {
     local uri
@@ -31,42 +25,61 @@ mirror_from_host() {
     [ -n "$uri" ] || uri="$(grep -hs -m1 -E '^deb .*/debian/? ' /etc/apt/sources.list | awk '{print $2}' || true)"
     printf '%s' "$uri"
 }
-mirror="${DEBIAN_MIRROR:-$(mirror_from_host)}"
-[ -n "$mirror" ] || { log "no Debian mirror found in /etc/apt; set DEBIAN_MIRROR"; exit 1; }
 
-if ! command -v debootstrap >/dev/null 2>&1; then
-    log "installing debootstrap"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-fi
+build_image() {
+    local suite="$1" image current_hash mirror rootfs unit
+    [ -n "${DEBIAN_VERSION[$suite]:-}" ] || { log "unknown suite $suite (known: ${!DEBIAN_VERSION[*]})"; exit 1; }
+    image="gpufleet-sglang/debian${DEBIAN_VERSION[$suite]}-systemd:$suite"
+    current_hash="$(docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$image" 2>/dev/null || true)"
+    if [ "$current_hash" = "$recipe_hash" ]; then
+        log "$image is current (recipe $recipe_hash)"
+        return 0
+    fi
+    log "building $image (recipe $recipe_hash, found '${current_hash:-none}')"
 
-rootfs="$(mktemp -d /var/tmp/gpufleet-rootfs.XXXXXX)"
-trap 'rm -rf "$rootfs"' EXIT
+    mirror="${DEBIAN_MIRROR:-$(mirror_from_host)}"
+    [ -n "$mirror" ] || { log "no Debian mirror found in /etc/apt; set DEBIAN_MIRROR"; exit 1; }
+    if ! command -v debootstrap >/dev/null 2>&1; then
+        log "installing debootstrap"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+    fi
 
-log "debootstrap $SUITE from $mirror"
-debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
-    tail -n 30 "$rootfs.log" >&2; exit 1; }
-rm -f "$rootfs.log"
+    rootfs="$(mktemp -d /var/tmp/gpufleet-rootfs.XXXXXX)"
+    log "debootstrap $suite from $mirror"
+    debootstrap --variant=minbase --include="$PACKAGES" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
+        tail -n 30 "$rootfs.log" >&2; rm -rf "$rootfs" "$rootfs.log"; exit 1; }
+    rm -f "$rootfs.log"
 
-cat >"$rootfs/etc/apt/sources.list" <<SOURCES
-deb $mirror $SUITE main
-deb $mirror $SUITE-updates main
-deb ${mirror%/debian*}/debian-security $SUITE-security main
+    cat >"$rootfs/etc/apt/sources.list" <<SOURCES
+deb $mirror $suite main
+deb $mirror $suite-updates main
+deb ${mirror%/debian*}/debian-security $suite-security main
 SOURCES
-printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' >"$rootfs/etc/apt/apt.conf.d/90gpufleet"
-for unit in $MASKED_UNITS; do
-    ln -sf /dev/null "$rootfs/etc/systemd/system/$unit"
-done
-: >"$rootfs/etc/machine-id"
-rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-# No package lists are shipped: date their folder to the epoch so that apt's cache_valid_time
-# sees a stale cache and updates it, as it would on a real host that was never updated.
-touch -d @0 "$rootfs/var/lib/apt/lists"
+    rm -f "$rootfs"/etc/apt/sources.list.d/debian.sources
+    printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' >"$rootfs/etc/apt/apt.conf.d/90gpufleet"
+    for unit in $MASKED_UNITS; do
+        ln -sf /dev/null "$rootfs/etc/systemd/system/$unit"
+    done
+    : >"$rootfs/etc/machine-id"
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    # No package lists are shipped: date their folder to the epoch so that apt's cache_valid_time
+    # sees a stale cache and updates it, as it would on a real host that was never updated.
+    touch -d @0 "$rootfs/var/lib/apt/lists"
 
-log "importing into Docker"
-tar -C "$rootfs" -c . | docker import \
-    --change 'CMD ["/sbin/init"]' \
-    --change 'ENV container=docker' \
-    --change "LABEL gpufleet.recipe=$recipe_hash" \
-    - "$IMAGE" >/dev/null
-log "built $IMAGE"
+    log "importing into Docker"
+    tar -C "$rootfs" -c . | docker import \
+        --change 'CMD ["/sbin/init"]' \
+        --change 'ENV container=docker' \
+        --change "LABEL gpufleet.recipe=$recipe_hash" \
+        - "$image" >/dev/null
+    rm -rf "$rootfs"
+    log "built $image"
+}
+
+if [ "$#" -eq 0 ]; then
+    set -- bookworm trixie
+fi
+for suite in "$@"; do
+    build_image "$suite"
+done

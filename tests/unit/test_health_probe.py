@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from health_probe import HealthProbe
+from gpufleet_testlib.health_probe import HealthProbe
 
 
 class Healthy(BaseHTTPRequestHandler):

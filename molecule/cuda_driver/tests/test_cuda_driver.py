@@ -1,10 +1,14 @@
 """What the cuda_driver role leaves on the two hosts (after converge, the reboot and idempotence)."""
 
-import json
 import os
 import re
 
-from conftest import run_role
+from gpufleet_testlib.playbook import run_in_scenario
+
+
+def run_role(target, variables):
+    """run_role.yml (the role once more, then its facts) on one host, with a test's variables."""
+    return run_in_scenario("run_role.yml", [dict(variables, target=target)])
 
 REPO = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~/.cache/gpufleet-sglang"),
                     "nvidia-standin-repo", "debian12", "x86_64")
@@ -80,11 +84,10 @@ def test_toolkit_on_login_shells_paths(host):
 
 def test_gpu_facts(host):
     name = host.backend.get_hostname()
-    rc, out, changed = run_role(name, {})
-    assert rc == 0, out
-    assert changed == 0
-    shown = out.index("=> {", out.index("TASK [Show the GPU facts]")) + 3
-    facts = json.JSONDecoder().raw_decode(out, shown)[0]["cuda_gpus"]
+    run = run_role(name, {})
+    assert run.returncode == 0, str(run)
+    assert run.changed(name) == 0
+    facts = run.result("Show the GPU facts", name)["cuda_gpus"]
     assert len(facts) == 8
     expected = ({"name": "NVIDIA RTX PRO 6000 Blackwell Server Edition", "compute_cap": "12.0",
                  "memory_total_mib": 97887} if name == "gpufleet-cuda-1" else

@@ -61,7 +61,13 @@ def test_health_and_server_info(host):
 
 
 def test_the_installed_sglang_is_patched(host):
-    audit = host.check_output(
-        "grep -c 'BEGIN gpufleet.sglang delegation_patch' "
-        "/opt/sglang/venv/lib/python3.11/site-packages/sglang/srt/models/kimi_k25.py")
+    purelib = host.check_output("/opt/sglang/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])'")
+    audit = host.check_output("grep -c 'BEGIN gpufleet.sglang delegation_patch' %s/sglang/srt/models/kimi_k25.py", purelib)
     assert audit == "1"
+
+
+def test_each_platform_the_roles_claim_is_converged(host):
+    """meta/main.yml claims Debian 12 and 13: this scenario's two hosts are one of each."""
+    expected = {"gpufleet-site-1": "12", "gpufleet-site-2": "13"}[host.backend.get_hostname()]
+    assert host.system_info.distribution == "debian"
+    assert host.system_info.release.split(".")[0] == expected

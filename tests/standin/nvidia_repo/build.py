@@ -1,7 +1,7 @@
 """Build the stand-in for NVIDIA's CUDA apt repository that the cuda_driver tests install from.
 
 NVIDIA's repository cannot be reached from CI, and no container has a GPU. This builds a flat
-apt repository laid out like NVIDIA's (``debian12/x86_64/`` with ``Packages``, ``Release``,
+apt repository laid out like NVIDIA's (``debian12/x86_64/``, and ``debian13/x86_64/`` as a link to it, with ``Packages``, ``Release``,
 ``InRelease``, ``Release.gpg`` and the signing key as ``3bf863cc.pub``), holding packages with
 NVIDIA's names and versions for two driver branches, so that installing from it exercises
 the same apt paths as the real one: the key and ``Signed-By``, the branch pinning packages,
@@ -34,6 +34,7 @@ import time
 BRANCHES = {"580": "580.105.08", "590": "590.48.01"}
 TOOLKIT = ("cuda-toolkit-13-0", "13.0.2-1", "13.0")
 REPOSITORY = "debian12/x86_64"
+ALSO_SERVES = ("debian13/x86_64",)
 KEY_FILE = "3bf863cc.pub"
 DEFAULT_FLEET = "NVIDIA RTX PRO 6000 Blackwell Server Edition, 12.0, 97887 MiB\n" * 8
 PINNED = ("nvidia-driver-cuda nvidia-kernel-open-dkms nvidia-kernel-dkms nvidia-persistenced nvidia-open "
@@ -205,6 +206,10 @@ def build(output):
     with open(os.path.join(outdir, "Release"), "w") as handle:
         handle.write(release_file(outdir, ["Packages", "Packages.gz"]))
     sign(outdir)
+    # The same packages serve Debian 13 hosts: nothing in them depends on the release.
+    for other in ALSO_SERVES:
+        os.makedirs(os.path.join(output, os.path.dirname(other)), exist_ok=True)
+        os.symlink(os.path.relpath(outdir, os.path.join(output, os.path.dirname(other))), os.path.join(output, other))
     with open(stamp, "w") as handle:
         handle.write(recipe + "\n")
     log("%d packages in %s" % (len(stanzas), outdir))

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT
+from gpufleet_testlib import ROOT
 
 STANDIN = os.path.join(ROOT, "tests", "standin")
 

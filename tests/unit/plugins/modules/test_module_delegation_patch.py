@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from conftest import run_module
+from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import delegation_patch
 
 EAGLE3 = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-import sglang_wheels
-from conftest import run_module
+from gpufleet_testlib import sglang_wheels
+from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import eagle3_audit
 
 

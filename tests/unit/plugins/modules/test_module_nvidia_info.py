@@ -7,7 +7,7 @@ test_nvidia_hardware.py's samples) and exits with its codes.
 import os
 import stat
 
-from conftest import run_module
+from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import nvidia_pci_info, nvidia_smi_info
 
 
