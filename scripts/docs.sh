@@ -17,7 +17,8 @@ generate() {  # generate COLLECTION_ROOT: inject the generated part into every r
 
 if ! $check; then
     generate "$root"
-    echo "docs: regenerated $(ls "$root"/roles/*/README.md | wc -l) role READMEs"
+    readmes=("$root"/roles/*/README.md)
+    echo "docs: regenerated ${#readmes[@]} role READMEs"
     exit 0
 fi
 

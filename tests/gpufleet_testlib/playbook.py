@@ -38,7 +38,7 @@ class PlaybookRun(object):
     @property
     def messages(self):
         """Every result's msg (failures, asserts, debug), in order."""
-        return [str(result["msg"]) for _, _, result in self.results() if result.get("msg")]
+        return [str(result["msg"]) for _task, _host, result in self.results() if result.get("msg")]
 
     def ran(self, task, host=None):
         """Whether a task (or handler) whose name holds ``task`` ran (was not skipped) on host, or on any."""

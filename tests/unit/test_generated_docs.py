@@ -54,7 +54,7 @@ def test_every_setting_a_message_tells_the_user_to_set_exists():
     """A message that says "set cuda_repo_distribution" must name a variable a role really reads."""
     told = set()
     for folder in ("plugins", "roles", "playbooks"):
-        for base, _, files in os.walk(os.path.join(ROOT, folder)):
+        for base, _dirs, files in os.walk(os.path.join(ROOT, folder)):
             for name in files:
                 if name.endswith((".py", ".yml")):
                     with open(os.path.join(base, name)) as handle:

@@ -10,6 +10,7 @@ def run_role(target, variables):
     """run_role.yml (the role once more, then its facts) on one host, with a test's variables."""
     return run_in_scenario("run_role.yml", [dict(variables, target=target)])
 
+
 REPO = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~/.cache/gpufleet-sglang"),
                     "nvidia-standin-repo", "debian12", "x86_64")
 testinfra_hosts = ["gpufleet-cuda-1", "gpufleet-cuda-2"]

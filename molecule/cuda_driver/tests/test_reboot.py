@@ -7,6 +7,7 @@ def run_role(target, variables):
     """run_role.yml (the role once more, then its facts) on one host, with a test's variables."""
     return run_in_scenario("run_role.yml", [dict(variables, target=target)])
 
+
 testinfra_hosts = ["gpufleet-cuda-2"]
 HOST = "gpufleet-cuda-2"
 
