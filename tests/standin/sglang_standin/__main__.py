@@ -3,6 +3,7 @@
 import json
 import os
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -42,17 +43,50 @@ def startup_checks(root, args):
     return None
 
 
+class Load(object):
+    """Requests in flight, as SGLang's scheduler gauges count them: one running request per
+    /generate being served (the stand-in queues nothing, so num_queue_reqs stays 0)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = 0
+
+    def __enter__(self):
+        with self.lock:
+            self.running += 1
+
+    def __exit__(self, *exc):
+        with self.lock:
+            self.running -= 1
+
+
+def metrics_text(args, load):
+    """/metrics in Prometheus' text format with SGLang's gauge names and scheduler labels."""
+    labels = 'model_name="%s",engine_type="unified",tp_rank="0",pp_rank="0",moe_ep_rank="0"' % (
+        args.get("served_model_name") or args["model_path"])
+    lines = []
+    for name, value, doc in (("num_running_reqs", load.running, "The number of running requests."),
+                             ("num_queue_reqs", 0, "The number of requests in the waiting queue.")):
+        lines += ["# HELP sglang:%s %s" % (name, doc), "# TYPE sglang:%s gauge" % name,
+                  "sglang:%s{%s} %.1f" % (name, labels, value)]
+    return "\n".join(lines) + "\n"
+
+
 def make_handler(args, server_info, model_info):
     api_key = args.get("api_key")
+    load = Load()
+    # Seconds one /generate takes (SGLANG_STANDIN_GENERATE_DELAY), so that requests are in flight
+    # while a router drains the server.
+    generate_delay = float(os.environ.get("SGLANG_STANDIN_GENERATE_DELAY", "0"))
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, fmt, *values):
             log("%s %s" % (self.address_string(), fmt % values))
 
-        def _send(self, status, body=None):
-            data = b"" if body is None else json.dumps(body).encode()
+        def _send(self, status, body=None, content_type="application/json"):
+            data = b"" if body is None else body.encode() if isinstance(body, str) else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -68,6 +102,8 @@ def make_handler(args, server_info, model_info):
                 return self._send(401, {"error": "Unauthorized"})
             if path in ("/health", "/health_generate"):
                 return self._send(200)
+            if path == "/metrics" and args.get("enable_metrics"):
+                return self._send(200, metrics_text(args, load), "text/plain; version=0.0.4")
             if path in ("/server_info", "/get_server_info"):
                 return self._send(200, server_info)
             if path in ("/model_info", "/get_model_info"):
@@ -85,6 +121,8 @@ def make_handler(args, server_info, model_info):
                 return self._send(401, {"error": "Unauthorized"})
             if self.path.split("?")[0] == "/generate":
                 new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
+                with load:
+                    time.sleep(generate_delay)
                 return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
                     "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3)}})
             return self._send(404, {"detail": "Not Found"})

@@ -1,66 +1,19 @@
 """The SGLang stand-in behaves like SGLang's launch_server where the collection depends on it."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from gpufleet_testlib import ROOT
-
-STANDIN = os.path.join(ROOT, "tests", "standin")
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def model_dir(path, **config):
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "config.json").write_text(json.dumps(config))
-    return str(path)
+from gpufleet_testlib.standin import eagle_args, free_port, kimi_models, launch
 
 
 @pytest.fixture
 def models(tmp_path):
-    target = model_dir(tmp_path / "kimi", architectures=["KimiK25ForConditionalGeneration"],
-                       text_config={"max_position_embeddings": 262144})
-    draft = model_dir(tmp_path / "draft", architectures=["LlamaForCausalLMEagle3"], max_position_embeddings=131072,
-                      eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 30, 58]}, standin_accept_length=2.7)
-    return target, draft
-
-
-def launch(site, args, env=None, wait=True):
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(site), STANDIN]))
-    environ.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "sglang_standin"] + args, env=environ,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if not wait:
-        return proc
-    port = int(args[args.index("--port") + 1])
-    deadline = time.time() + 20
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            urllib.request.urlopen("http://127.0.0.1:%d/health" % port, timeout=1)
-            return proc
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("stand-in did not come up: %s" % proc.communicate()[1])
-
-
-def eagle_args(target, draft, port, *extra):
-    return ["--model-path", target, "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", draft,
-            "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
-            "--context-length", "262144", "--tp-size", "8", "--trust-remote-code", "--host", "127.0.0.1",
-            "--port", str(port)] + list(extra)
+    return kimi_models(str(tmp_path))
 
 
 def get(port, path, key=None):
@@ -153,3 +106,56 @@ def test_config_file_must_be_yaml(pristine_trees, models, tmp_path):
                   wait=False)
     err = proc.communicate(timeout=20)[1]
     assert proc.returncode != 0 and "Config file must be YAML format, got: .json" in err
+
+
+def post(port, path, body, key=None):
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    if key:
+        request.add_header("Authorization", "Bearer " + key)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, json.loads(response.read())
+
+
+def gauges(port):
+    """{name: value} of the sglang:* samples on /metrics."""
+    text = get(port, "/metrics")[1].decode()
+    return dict((line.split("{")[0], float(line.rsplit(" ", 1)[1])) for line in text.splitlines()
+                if line.startswith("sglang:"))
+
+
+def test_metrics_count_the_generate_requests_in_flight(pristine_trees, models):
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--api-key", "k", "--enable-metrics",
+                                                       "--served-model-name", "kimi-k2.5"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1", "SGLANG_STANDIN_GENERATE_DELAY": "1.5"})
+    try:
+        status, text = get(port, "/metrics")  # unauthenticated, like SGLang's
+        assert status == 200
+        assert ('sglang:num_running_reqs{model_name="kimi-k2.5",engine_type="unified",tp_rank="0",pp_rank="0",'
+                'moe_ep_rank="0"} 0.0') in text.decode()
+        assert gauges(port) == {"sglang:num_running_reqs": 0.0, "sglang:num_queue_reqs": 0.0}
+        requests = [threading.Thread(target=post, args=(port, "/generate", {"text": "hi"}, "k")) for _ in range(3)]
+        for request in requests:
+            request.start()
+        time.sleep(0.7)
+        assert gauges(port)["sglang:num_running_reqs"] == 3.0
+        for request in requests:
+            request.join()
+        assert gauges(port)["sglang:num_running_reqs"] == 0.0
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_no_metrics_without_enable_metrics(pristine_trees, models):
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
+    try:
+        assert get(port, "/metrics")[0] == 404
+    finally:
+        proc.kill()
+        proc.communicate()
