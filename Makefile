@@ -32,10 +32,11 @@ units: setup
 molecule: setup image
 	molecule test --all
 
-demo: setup image ## start the demo fleet (3 systemd containers) and run playbooks/site.yml on it
+demo: setup image ## start the demo fleet (3 systemd containers), run playbooks/site.yml on it, print the router's URL
 	bash scripts/demo.sh up
 	ansible-playbook -i inventories/demo tests/standin/deploy.yml
 	ansible-playbook -i inventories/demo playbooks/site.yml
+	bash scripts/demo.sh url
 
 demo-down:        ## remove the demo fleet
 	bash scripts/demo.sh down

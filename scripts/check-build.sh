@@ -52,7 +52,10 @@ importer_config="$work/galaxy-importer.cfg"
 printf '[galaxy-importer]\nrun_ansible_test = False\nrun_ansible_lint = True\noffline_ansible_lint = True\ncheck_changelog = True\n' \
     >"$importer_config"
 importer_log="$work/importer.log"
-if ! (cd "$work" && GALAXY_IMPORTER_CONFIG="$importer_config" \
+# Its own HOME: the importer installs the collection under ~/.ansible/collections, where a stale copy
+# would shadow the checkout for ansible-lint and ansible-playbook on this machine.
+mkdir -p "$work/home"
+if ! (cd "$work" && HOME="$work/home" GALAXY_IMPORTER_CONFIG="$importer_config" \
         "$root/.venv-galaxy/bin/python" -m galaxy_importer.main "$tarball" >"$importer_log" 2>&1); then
     cat "$importer_log" >&2; echo "galaxy-importer: the import failed" >&2; exit 1
 fi

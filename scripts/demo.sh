@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo fleet: three systemd containers from the local base image, named as in
 # inventories/demo/hosts.yml, and a fourth that serves the stand-in for NVIDIA's CUDA repository
-# (tests/standin/nvidia_repo) to them on their own network.   Usage: scripts/demo.sh up|down
+# (tests/standin/nvidia_repo) to them on their own network.   Usage: scripts/demo.sh up|down|url
+# (url prints where clients reach the router that playbooks/site.yml puts on gpufleet-demo-1).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,7 +17,8 @@ running() { [ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = "tr
 up() {
     bash "$root/scripts/engine.sh"
     bash "$root/scripts/base-image.sh"
-    log "wheelhouse: $("$root/.venv/bin/python" "$root/tests/sglang_wheels.py" --wheelhouse 0.5.9)"
+    log "wheelhouse: $("$root/.venv/bin/python" "$root/tests/gpufleet_testlib/sglang_wheels.py" --wheelhouse 0.5.9)"
+    log "router wheelhouse: $(PYTHONPATH="$root/tests" "$root/.venv/bin/python" -m gpufleet_testlib.router 3.11)"
     GPUFLEET_CACHE="$CACHE" python3 "$root/tests/standin/nvidia_repo/build.py"
     docker network inspect "$NETWORK" >/dev/null 2>&1 || docker network create "$NETWORK" >/dev/null
     if ! running "$REPO"; then
@@ -48,6 +50,15 @@ up() {
     done
 }
 
+url() {
+    local address
+    address="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${HOSTS[0]}")"
+    printf 'clients: http://%s:30080 (sglang-router in front of %s; Authorization: Bearer gpufleet-demo-key)\n' \
+        "$address" "${HOSTS[*]}"
+    printf '  curl -s http://%s:30080/generate -H "Authorization: Bearer gpufleet-demo-key" \\\n' "$address"
+    printf '       -d %s\n' "'{\"text\": \"Hello\", \"sampling_params\": {\"max_new_tokens\": 8}}'"
+}
+
 down() {
     for name in "${HOSTS[@]}" "$REPO"; do
         if docker rm -f "$name" >/dev/null 2>&1; then
@@ -60,5 +71,6 @@ down() {
 case "${1:-}" in
     up) up ;;
     down) down ;;
-    *) echo "usage: $0 up|down" >&2; exit 2 ;;
+    url) url ;;
+    *) echo "usage: $0 up|down|url" >&2; exit 2 ;;
 esac

@@ -41,8 +41,8 @@ class RouterClient(object):
             raise RouterError("the router at %s refuses the key (401 on %s %s): give the router's control-plane key "
                               "(or, without one, its API key)" % (self.base_url, method, path))
         if status >= 400:
-            raise RouterError("the router at %s answered %s %s with %d: %s" % (self.base_url, method, path, status,
-                                                                                text[:300]))
+            raise RouterError("the router at %s answered %s %s with %d: %s"
+                              % (self.base_url, method, path, status, text[:300]))
         return json.loads(text) if text else {}
 
     def workers(self):

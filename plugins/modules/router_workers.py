@@ -60,9 +60,11 @@ options:
     default: 60
 attributes:
   check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the target.
     support: full
     details: Reads the router's workers and reports what would change; fails as a real run would.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
     details: The registered worker URLs before and after.
 """

@@ -1,8 +1,8 @@
 """Real SGLang release wheels from PyPI for tests: downloaded once, cached outside the checkout.
 
 Usage from the shell:
-    python tests/sglang_wheels.py 0.5.9                 prints the wheel's path
-    python tests/sglang_wheels.py --wheelhouse 0.5.9    prints a directory holding only that wheel
+    python tests/gpufleet_testlib/sglang_wheels.py 0.5.9                 prints the wheel's path
+    python tests/gpufleet_testlib/sglang_wheels.py --wheelhouse 0.5.9    prints a directory holding only that wheel
 """
 
 import glob

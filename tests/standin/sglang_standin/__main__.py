@@ -2,6 +2,7 @@
 
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -123,8 +124,10 @@ def make_handler(args, server_info, model_info):
                 new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
                 with load:
                     time.sleep(generate_delay)
+                # standin_server is the stand-in's own: which server answered, for tests behind a router.
                 return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
-                    "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3)}})
+                    "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3),
+                    "standin_server": "%s:%s" % (socket.gethostname(), args.get("port") or 30000)}})
             return self._send(404, {"detail": "Not Found"})
 
     return Handler

@@ -136,7 +136,7 @@ def test_metrics_count_the_generate_requests_in_flight(pristine_trees, models):
         assert ('sglang:num_running_reqs{model_name="kimi-k2.5",engine_type="unified",tp_rank="0",pp_rank="0",'
                 'moe_ep_rank="0"} 0.0') in text.decode()
         assert gauges(port) == {"sglang:num_running_reqs": 0.0, "sglang:num_queue_reqs": 0.0}
-        requests = [threading.Thread(target=post, args=(port, "/generate", {"text": "hi"}, "k")) for _ in range(3)]
+        requests = [threading.Thread(target=post, args=(port, "/generate", {"text": "hi"}, "k")) for _request in range(3)]
         for request in requests:
             request.start()
         time.sleep(0.7)

@@ -16,7 +16,7 @@ def fleet(pristine_trees, tmp_path_factory):
     """Two workers and a router that knows neither yet; yields (router URL, [worker URLs])."""
     target, draft = kimi_models(str(tmp_path_factory.mktemp("models")))
     workers, urls = [], []
-    for _ in range(2):
+    for _worker in range(2):
         port = free_port()
         workers.append(launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--api-key", WORKER_KEY,
                                                                    "--served-model-name", "kimi-k2.5"),

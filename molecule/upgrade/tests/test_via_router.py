@@ -1,0 +1,173 @@
+"""The fleet behind the real sglang-router: registration, keys, and draft rollouts that clients never
+notice, with the router's retries and circuit breaker off so that only the drain protects them.
+Runs after test_upgrade.py, on the fleet it leaves (every server on the v3 draft)."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+
+import pytest
+
+from gpufleet_testlib import ROOT, containers
+from gpufleet_testlib.playbook import ANSIBLE_PLAYBOOK, run_in_scenario
+from gpufleet_testlib.traffic import ClientLoad, WorkerWatch, registered
+
+testinfra_hosts = ["gpufleet-upgrade-router"]
+SERVERS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
+WORKERS = ["http://%s:30000" % name for name in SERVERS]
+API_KEY = "molecule-upgrade-key-7d21"
+ADMIN_KEY = "molecule-router-admin-5e02"
+UPGRADE = os.path.join(ROOT, "playbooks", "upgrade_draft.yml")
+ROUTER_PLAY = os.path.join(ROOT, "playbooks", "router.yml")
+MODELS = "/srv/models/"
+
+
+@pytest.fixture(scope="module")
+def router():
+    return "http://%s:30080" % containers.address("gpufleet-upgrade-router")
+
+
+def main_pid(name, unit="sglang-kimi-k25.service"):
+    return containers.run(name, "systemctl", "show", "-p", "MainPID", "--value", unit).strip()
+
+
+def drafts():
+    return dict((name, json.loads(containers.run(name, "cat", "/etc/ansible/facts.d/gpufleet_sglang.fact"))
+                 ["draft"]["path"]) for name in SERVERS)
+
+
+def upgrade(draft, *extra):
+    return run_in_scenario(UPGRADE, ["sglang_draft_model_path=" + draft] + list(extra))
+
+
+def wait_all_registered(router, seconds=60):
+    """Until the router answers and lists every server healthy; returns its workers."""
+    deadline = time.time() + seconds
+    workers = None
+    while time.time() < deadline:
+        try:
+            workers = registered(router, ADMIN_KEY)
+        except (urllib.error.URLError, OSError):
+            workers = None  # starting
+        if workers and sorted(w["url"] for w in workers if w["is_healthy"]) == WORKERS:
+            return workers
+        time.sleep(0.5)
+    raise AssertionError("the router has %s" % workers)
+
+
+def test_the_router_fronts_every_server_with_its_key(router):
+    workers = wait_all_registered(router)
+    assert all(worker["model_id"] == "kimi-k2.5" for worker in workers)  # it read /model_info with the key
+
+
+@pytest.mark.parametrize("args", [["--check", "--diff"], []])
+def test_a_rerun_restarts_nothing_and_registers_nothing(router, args):
+    pid = main_pid("gpufleet-upgrade-router", "sglang-router.service")
+    run = run_in_scenario(ROUTER_PLAY, args=args)
+    assert run.returncode == 0, str(run)
+    assert run.changed("gpufleet-upgrade-router") == 0
+    assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
+
+
+def test_the_keys_are_nowhere_to_be_seen(host):
+    pid = host.check_output("systemctl show -p MainPID --value sglang-router.service")
+    seen = "\n".join([
+        host.check_output("ps -eo args"),
+        host.check_output("tr '\\0' ' ' < /proc/%s/cmdline", pid),
+        host.check_output("systemctl show sglang-router.service"),
+        host.check_output("systemctl cat sglang-router.service"),
+        host.check_output("journalctl -u sglang-router.service --no-pager"),
+        host.check_output("cat /etc/sglang-router/settings.json /etc/sglang-router/workers.json"),
+    ])
+    assert API_KEY not in seen and ADMIN_KEY not in seen
+    for name in ("api_key", "admin_key"):
+        key_file = host.file("/etc/sglang-router/" + name)
+        assert (key_file.user, key_file.group, key_file.mode) == ("root", "sglang-router", 0o640)
+    assert host.run("runuser -u nobody -- cat /etc/sglang-router/api_key").rc != 0
+    assert host.check_output("ps -o user= -p %s", pid) == "sglang-router"
+
+
+def test_a_rollout_behind_the_router_fails_no_client_request(router):
+    watch = WorkerWatch(router, ADMIN_KEY)
+    load = ClientLoad(router, API_KEY)
+    watch.start()
+    load.start()
+    try:
+        run = upgrade(MODELS + "kimi-k25-eagle3-v2")
+    finally:
+        load.stop()
+        watch.stop()
+    assert run.returncode == 0, str(run)
+    print("clients: %d requests, %d failed, p50 %.2f s, p99 %.2f s; fewest workers in the router: %d; out: %s"
+          % (len(load.records), len(load.failed), load.latency(0.5), load.latency(0.99), watch.fewest_registered(),
+             dict((url, round(watch.out_time(url), 1)) for url in WORKERS)))
+    assert len(load.records) >= 200
+    assert load.failed == []
+    assert load.servers == set("%s:30000" % name for name in SERVERS)  # every server was seen serving
+    assert watch.fewest_registered() == 2  # never more than one out of the router
+    assert all(watch.out_time(url) > 0 for url in WORKERS)  # each one did leave it
+    waits = [result for task, _host, result in run.results() if "Wait for the requests in flight" in task]
+    assert len(waits) == 3 and all(result.get("attempts", 1) >= 2 for result in waits)  # requests were in flight
+    assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
+
+
+def test_without_the_drain_clients_see_failures(router):
+    load = ClientLoad(router, API_KEY)
+    load.start()
+    try:
+        run = upgrade(MODELS + "kimi-k25-eagle3-v3", "sglang_router_drain=false")
+    finally:
+        load.stop()
+    assert run.returncode == 0, str(run)
+    print("without the drain: %d requests, %d failed" % (len(load.records), len(load.failed)))
+    assert len(load.failed) > 0  # the probe sees what the drain prevents
+    wait_all_registered(router)
+
+
+@pytest.mark.parametrize("extra, messages", [
+    ("sglang_router_admin_key=not-the-key", ["refuses the key (401 on GET /workers)"]),
+    ("sglang_router_worker_url=http://nowhere:30000", ["does not know http://nowhere:30000; it has registered "]
+     + ["%s (healthy)" % url for url in WORKERS]),
+])
+def test_a_router_problem_stops_the_host_before_it_stops(router, extra, messages):
+    pids = dict((name, main_pid(name)) for name in SERVERS)
+    before = drafts()
+    run = upgrade(MODELS + "kimi-k25-eagle3-v2", extra)
+    assert run.returncode != 0
+    assert all(run.says(message) for message in messages), str(run)
+    assert dict((name, main_pid(name)) for name in SERVERS) == pids
+    assert drafts() == before
+    wait_all_registered(router)
+
+
+def test_a_router_that_is_down_stops_the_host_and_a_restart_loses_no_worker(host, router):
+    pids = dict((name, main_pid(name)) for name in SERVERS)
+    host.run("systemctl stop sglang-router.service")
+    try:
+        run = upgrade(MODELS + "kimi-k25-eagle3-v2")
+    finally:
+        host.run("systemctl start sglang-router.service")
+    assert run.returncode != 0
+    assert run.says("cannot be reached"), str(run)
+    assert dict((name, main_pid(name)) for name in SERVERS) == pids
+    wait_all_registered(router)  # the router came back with every worker (workers.json)
+
+
+def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
+    command = [ANSIBLE_PLAYBOOK, "-i", os.environ["MOLECULE_INVENTORY_FILE"], UPGRADE,
+               "-e", "sglang_draft_model_path=%skimi-k25-eagle3-v2" % MODELS]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and len(registered(router, ADMIN_KEY)) == 3:
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGKILL)  # after a host left the router, before it came back
+    finally:
+        proc.wait()
+    assert len(registered(router, ADMIN_KEY)) == 2
+    run = run_in_scenario(ROUTER_PLAY)  # the next run of the router play puts it back
+    assert run.returncode == 0, str(run)
+    wait_all_registered(router)
