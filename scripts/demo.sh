@@ -56,6 +56,7 @@ url() {
     printf 'clients: http://%s:30080 (sglang-router in front of %s; Authorization: Bearer gpufleet-demo-key)\n' \
         "$address" "${HOSTS[*]}"
     printf '  curl -s http://%s:30080/generate -H "Authorization: Bearer gpufleet-demo-key" \\\n' "$address"
+    printf '       -H "Content-Type: application/json" \\\n'
     printf '       -d %s\n' "'{\"text\": \"Hello\", \"sampling_params\": {\"max_new_tokens\": 8}}'"
 }
 

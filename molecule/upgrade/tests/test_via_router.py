@@ -72,6 +72,17 @@ def test_a_rerun_restarts_nothing_and_registers_nothing(router, args):
     assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
 
 
+def test_a_router_beyond_loopback_without_keys_is_refused_before_any_change(router):
+    pid = main_pid("gpufleet-upgrade-router", "sglang-router.service")
+    run = run_in_scenario(ROUTER_PLAY, [{"sglang_router_api_key": ""}])
+    assert run.returncode != 0
+    assert run.says("sglang_router_host is 0.0.0.0, reachable from other machines, and the router has no API key"), \
+        str(run)
+    assert run.changed("gpufleet-upgrade-router") == 0
+    assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
+    wait_all_registered(router)
+
+
 def test_the_keys_are_nowhere_to_be_seen(host):
     pid = host.check_output("systemctl show -p MainPID --value sglang-router.service")
     seen = "\n".join([
