@@ -14,6 +14,19 @@ from gpufleet_testlib import ROOT
 STANDIN = os.path.join(ROOT, "tests", "standin")
 
 
+def http(url, key=None, body=None, timeout=10):
+    """(status, body bytes) of a GET, or of a JSON POST when body is given; HTTP errors are answers too."""
+    request = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    if key:
+        request.add_header("Authorization", "Bearer " + key)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

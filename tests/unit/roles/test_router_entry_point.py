@@ -5,29 +5,15 @@ from files: the router then authenticates its worker API and its clients, reads 
 import json
 import os
 import subprocess
-import urllib.error
-import urllib.request
 
 import pytest
 
 from gpufleet_testlib import ROOT, router
-from gpufleet_testlib.standin import eagle_args, free_port, kimi_models, launch, wait_for
+from gpufleet_testlib.standin import eagle_args, free_port, http, kimi_models, launch, wait_for
 
 ENTRY_POINT = os.path.join(ROOT, "roles", "router", "files", "gpufleet-sglang-router")
 WORKER_KEY = "entry-worker-key"
 ADMIN_KEY = "entry-admin-key"
-
-
-def status(url, key=None, body=None):
-    request = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    if key:
-        request.add_header("Authorization", "Bearer " + key)
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
 
 
 @pytest.fixture
@@ -60,13 +46,13 @@ def started(pristine_trees, tmp_path):
 
 def test_the_router_runs_with_both_keys_and_none_on_its_command_line(started):
     proc, url = started
-    assert status(url + "/workers")[0] == 401
-    assert status(url + "/workers", WORKER_KEY)[0] == 401  # the worker API wants the admin key
-    code, body = status(url + "/workers", ADMIN_KEY)
+    assert http(url + "/workers")[0] == 401
+    assert http(url + "/workers", WORKER_KEY)[0] == 401  # the worker API wants the admin key
+    code, body = http(url + "/workers", ADMIN_KEY)
     assert code == 200
     workers = json.loads(body)["workers"]
     assert len(workers) == 1 and workers[0]["model_id"] == "kimi-k2.5"  # it read /model_info with the key
-    assert status(url + "/generate", WORKER_KEY, {"text": "hi", "sampling_params": {"max_new_tokens": 2}})[0] == 200
+    assert http(url + "/generate", WORKER_KEY, {"text": "hi", "sampling_params": {"max_new_tokens": 2}})[0] == 200
     with open("/proc/%d/cmdline" % proc.pid, "rb") as handle:
         cmdline = handle.read().decode(errors="replace")
     assert WORKER_KEY not in cmdline and ADMIN_KEY not in cmdline

@@ -3,12 +3,11 @@
 import json
 import threading
 import time
-import urllib.error
 import urllib.request
 
 import pytest
 
-from gpufleet_testlib.standin import eagle_args, free_port, kimi_models, launch
+from gpufleet_testlib.standin import eagle_args, free_port, http, kimi_models, launch
 
 
 @pytest.fixture
@@ -17,14 +16,7 @@ def models(tmp_path):
 
 
 def get(port, path, key=None):
-    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path))
-    if key:
-        request.add_header("Authorization", "Bearer " + key)
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+    return http("http://127.0.0.1:%d%s" % (port, path), key, timeout=5)
 
 
 def test_unknown_flag_fails_like_argparse(pristine_trees, models):
