@@ -6,12 +6,14 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import urllib.error
 
 import pytest
 
 from gpufleet_testlib import ROOT, containers
+from gpufleet_testlib.standin import http
 from gpufleet_testlib.playbook import ANSIBLE_PLAYBOOK, run_in_scenario
 from gpufleet_testlib.traffic import ClientLoad, WorkerWatch, registered
 
@@ -39,8 +41,12 @@ def drafts():
                  ["draft"]["path"]) for name in SERVERS)
 
 
-def upgrade(draft, *extra):
-    return run_in_scenario(UPGRADE, ["sglang_draft_model_path=" + draft] + list(extra))
+def upgrade(draft, *extra, args=()):
+    return run_in_scenario(UPGRADE, ["sglang_draft_model_path=" + draft] + list(extra), args)
+
+
+def drain_waits(run):
+    return [result for task, _host, result in run.results() if "Wait for the requests in flight" in task]
 
 
 def wait_all_registered(router, seconds=60):
@@ -120,8 +126,7 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     assert load.servers == set("%s:30000" % name for name in SERVERS)  # every server was seen serving
     assert watch.fewest_registered() == 2  # never more than one out of the router
     assert all(watch.out_time(url) > 0 for url in WORKERS)  # each one did leave it
-    waits = [result for task, _host, result in run.results() if "Wait for the requests in flight" in task]
-    assert len(waits) == 3 and all(result.get("attempts", 1) >= 2 for result in waits)  # requests were in flight
+    assert len(drain_waits(run)) == 3  # every server was drained before it stopped
     assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
 
 
@@ -181,4 +186,35 @@ def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
     assert len(registered(router, ADMIN_KEY)) == 2
     run = run_in_scenario(ROUTER_PLAY)  # the next run of the router play puts it back
     assert run.returncode == 0, str(run)
+    wait_all_registered(router)
+
+
+def test_a_request_in_flight_finishes_before_its_server_restarts(router):
+    """Deterministic where client traffic is not: a 30 s request (3000 new tokens at 10 ms) sent to the
+    first server itself is in flight when the drain starts; the drain waits for it."""
+    first = SERVERS[0]
+    other = MODELS + ("kimi-k25-eagle3-v2" if drafts()[first].endswith("v3") else "kimi-k25-eagle3-v3")
+    pid = main_pid(first)
+    answer = {}
+
+    def long_request():
+        try:
+            answer["reply"] = http("http://%s:30000/generate" % containers.address(first), API_KEY, timeout=120,
+                                   body={"text": "a long answer", "sampling_params": {"max_new_tokens": 3000}})
+        except OSError as exc:  # the server went away under it
+            answer["reply"] = (None, str(exc))
+
+    request = threading.Thread(target=long_request)
+    request.start()
+    try:
+        run = upgrade(other, args=["--limit", first])
+    finally:
+        request.join()
+    assert run.returncode == 0, str(run)
+    status, reply = answer["reply"]
+    assert status == 200, reply  # a server stopped under it would have dropped the connection
+    assert json.loads(reply)["meta_info"]["completion_tokens"] == 3000
+    waits = drain_waits(run)
+    assert len(waits) == 1 and waits[0]["attempts"] >= 2
+    assert main_pid(first) != pid and drafts()[first] == other
     wait_all_registered(router)

@@ -76,9 +76,10 @@ def metrics_text(args, load):
 def make_handler(args, server_info, model_info):
     api_key = args.get("api_key")
     load = Load()
-    # Seconds one /generate takes (SGLANG_STANDIN_GENERATE_DELAY), so that requests are in flight
-    # while a router drains the server.
+    # Seconds one /generate takes (SGLANG_STANDIN_GENERATE_DELAY, plus SGLANG_STANDIN_TOKEN_DELAY per
+    # new token, as decoding does), so that requests are in flight while a router drains the server.
     generate_delay = float(os.environ.get("SGLANG_STANDIN_GENERATE_DELAY", "0"))
+    token_delay = float(os.environ.get("SGLANG_STANDIN_TOKEN_DELAY", "0"))
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, fmt, *values):
@@ -123,7 +124,7 @@ def make_handler(args, server_info, model_info):
             if self.path.split("?")[0] == "/generate":
                 new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
                 with load:
-                    time.sleep(generate_delay)
+                    time.sleep(generate_delay + token_delay * new_tokens)
                 # standin_server is the stand-in's own: which server answered, for tests behind a router.
                 return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
                     "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3),

@@ -151,3 +151,22 @@ def test_no_metrics_without_enable_metrics(pristine_trees, models):
     finally:
         proc.kill()
         proc.communicate()
+
+
+def test_a_generate_takes_longer_per_new_token(pristine_trees, models):
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--enable-metrics"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1", "SGLANG_STANDIN_TOKEN_DELAY": "0.05"})
+    try:
+        long_one = threading.Thread(target=post, args=(port, "/generate", {
+            "text": "hi", "sampling_params": {"max_new_tokens": 60}}))
+        long_one.start()
+        time.sleep(0.7)
+        assert post(port, "/generate", {"text": "hi", "sampling_params": {"max_new_tokens": 1}})[0] == 200
+        assert gauges(port)["sglang:num_running_reqs"] == 1.0  # the 60-token request (3 s) is still decoding
+        long_one.join()
+        assert gauges(port)["sglang:num_running_reqs"] == 0.0
+    finally:
+        proc.kill()
+        proc.communicate()
