@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench bench-rollout build clean
+.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench bench-rollout bench-settings build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -46,6 +46,9 @@ bench: setup      ## performance figures (bench/)
 
 bench-rollout: setup image  ## draft upgrade downtime, this collection's flow against a naive one (demo fleet)
 	PYTHONPATH=tests:.collections python bench/rollout.py
+
+bench-settings: setup image  ## a one-setting change, batched restarts against the all-at-once flow before (demo fleet)
+	PYTHONPATH=tests:.collections python bench/settings_change.py
 
 build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force

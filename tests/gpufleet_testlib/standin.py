@@ -48,11 +48,11 @@ def wait_for(url, proc, seconds=20):
     raise AssertionError("%s did not come up: %s" % (url, proc.communicate()[1][-3000:]))
 
 
-def launch(site, args, env=None, wait=True):
+def launch(site, args, env=None, wait=True, python=sys.executable):
     """python -m sglang_standin ARGS over the SGLang tree in site (its site-packages folder)."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(site), STANDIN]))
     environ.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "sglang_standin"] + args, env=environ,
+    proc = subprocess.Popen([python, "-m", "sglang_standin"] + args, env=environ,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if wait:
         wait_for("http://127.0.0.1:%d/health" % int(args[args.index("--port") + 1]), proc)

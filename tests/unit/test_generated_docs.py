@@ -26,11 +26,11 @@ def test_a_role_readme_that_no_longer_matches_its_spec_fails_the_check(tmp_path)
     with open(spec) as handle:
         text = handle.read()
     with open(spec, "w") as handle:
-        handle.write(text.replace("The exact SGLang release to install.", "The exact SGLang release."))
+        handle.write(text.replace("The interpreter that creates the venv.", "The interpreter."))
     stale = docs_check(tree)
     assert stale.returncode != 0
     assert "roles/install/README.md is stale: run scripts/docs.sh" in stale.stderr
-    assert "-| sglang_version | The exact SGLang release to install." in stale.stdout
+    assert "-| sglang_python | The interpreter that creates the venv." in stale.stdout
 
 
 def test_every_role_readme_keeps_a_hand_written_head():

@@ -31,6 +31,12 @@ def test_patched_file_has_one_block_with_the_three_delegations(host, kimi_file):
     assert kimi_file.mode == 0o644
 
 
+def test_a_patch_in_a_venv_no_server_runs_owes_no_restart(host):
+    # No unit runs this venv here; where one does, the patch records the restart it owes
+    # (the upgrade scenario's test_without_outage.py sees it done batch by batch).
+    assert not host.file("/etc/sglang/staged/kimi-k25.restart").exists
+
+
 def test_patched_file_compiles_with_the_venv_python(host, kimi_file):
     host.check_output(VENV_PYTHON + " -m py_compile " + kimi_file.path)
 

@@ -15,7 +15,8 @@ def run_negative(case, *extra):
 @pytest.fixture(autouse=True)
 def cleanup(host):
     yield
-    host.run("systemctl disable --now 'sglang-negative-*' ; rm -f /etc/systemd/system/sglang-negative-* ; "
+    host.run("systemctl disable --now 'sglang-negative-*' ; rm -f /etc/systemd/system/sglang-negative-* "
+             "/etc/sglang/staged/*negative-* /etc/sglang/previous/*negative-* ; "
              "systemctl daemon-reload ; systemctl reset-failed")
 
 

@@ -33,7 +33,7 @@ def test_env_var_set_for_the_unit(host):
 
 def test_exec_start_has_every_eagle3_flag(host):
     exec_start = host.check_output("systemctl show -p ExecStart %s", UNIT)
-    assert "/opt/sglang/venv/bin/python -m sglang_standin" in exec_start
+    assert "/opt/sglang/venvs/sglang-0.5.9/bin/python -m sglang_standin" in exec_start
     for flag in EAGLE3_FLAGS:
         assert flag in exec_start, flag
 
@@ -61,7 +61,7 @@ def test_health_and_server_info(host):
 
 
 def test_the_installed_sglang_is_patched(host):
-    purelib = host.check_output("/opt/sglang/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])'")
+    purelib = host.check_output("/opt/sglang/venvs/sglang-0.5.9/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])'")
     audit = host.check_output("grep -c 'BEGIN gpufleet.sglang delegation_patch' %s/sglang/srt/models/kimi_k25.py", purelib)
     assert audit == "1"
 

@@ -1,45 +1,14 @@
 """Rolling draft upgrades on three live servers, watched from the controller."""
 
 import json
-import os
-import urllib.request
 
 import pytest
 
-from gpufleet_testlib import ROOT, containers
+from gpufleet_testlib import containers
 from gpufleet_testlib.health_probe import HealthProbe
-from gpufleet_testlib.playbook import run_in_scenario
+from upgrade_fleet import MODELS, SERVERS as HOSTS, main_pid, server_info, upgrade, url
 
 testinfra_hosts = ["gpufleet-upgrade-1"]  # the tests drive the whole fleet from the controller
-HOSTS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
-API_KEY = "molecule-upgrade-key-7d21"
-UNIT = "sglang-kimi-k25.service"
-PLAYBOOK = os.path.join(ROOT, "playbooks", "upgrade_draft.yml")
-MODELS = "/srv/models/"
-
-
-ADDRESSES = {}
-
-
-def url(name, path):
-    if name not in ADDRESSES:
-        ADDRESSES[name] = containers.address(name)
-    return "http://%s:30000%s" % (ADDRESSES[name], path)
-
-
-def server_info(name):
-    request = urllib.request.Request(url(name, "/server_info"), headers={"Authorization": "Bearer " + API_KEY})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        return json.loads(response.read())
-
-
-def main_pid(name):
-    return containers.run(name, "systemctl", "show", "-p", "MainPID", "--value", UNIT).strip()
-
-
-def upgrade(draft, *args):
-    """upgrade_draft.yml to draft, with further ansible-playbook arguments (--check)."""
-    return run_in_scenario(PLAYBOOK, ["sglang_draft_model_path=" + draft], args)
 
 
 def test_converge_moved_every_host_to_the_new_draft(host):
@@ -55,7 +24,7 @@ def test_converge_moved_every_host_to_the_new_draft(host):
 
 def test_check_mode_prints_the_plan_and_changes_nothing(host):
     pids = [main_pid(name) for name in HOSTS]
-    run = upgrade(MODELS + "kimi-k25-eagle3-v3", "--check")
+    run = upgrade(MODELS + "kimi-k25-eagle3-v3", args=["--check"])
     assert run.returncode == 0, str(run)
     assert run.says("Would roll /srv/models/kimi-k25-eagle3-v3 in 3 batch(es) of at most 1")
     assert run.says("gpufleet-upgrade-1 (from /srv/models/kimi-k25-eagle3-v2)")

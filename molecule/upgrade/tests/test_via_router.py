@@ -8,71 +8,37 @@ import signal
 import subprocess
 import threading
 import time
-import urllib.error
 
 import pytest
 
-from gpufleet_testlib import ROOT, containers
+from gpufleet_testlib import containers
+from gpufleet_testlib.playbook import ANSIBLE_PLAYBOOK
 from gpufleet_testlib.standin import http
-from gpufleet_testlib.playbook import ANSIBLE_PLAYBOOK, run_in_scenario
 from gpufleet_testlib.traffic import ClientLoad, WorkerWatch, registered
+from upgrade_fleet import (ADMIN_KEY, API_KEY, MODELS, PLAYBOOKS, SERVERS, WORKERS, drafts, main_pid, playbook,
+                           router_url, upgrade, wait_all_registered)
 
 testinfra_hosts = ["gpufleet-upgrade-router"]
-SERVERS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
-WORKERS = ["http://%s:30000" % name for name in SERVERS]
-API_KEY = "molecule-upgrade-key-7d21"
-ADMIN_KEY = "molecule-router-admin-5e02"
-UPGRADE = os.path.join(ROOT, "playbooks", "upgrade_draft.yml")
-ROUTER_PLAY = os.path.join(ROOT, "playbooks", "router.yml")
-MODELS = "/srv/models/"
 
 
 @pytest.fixture(scope="module")
 def router():
-    return "http://%s:30080" % containers.address("gpufleet-upgrade-router")
-
-
-def main_pid(name, unit="sglang-kimi-k25.service"):
-    return containers.run(name, "systemctl", "show", "-p", "MainPID", "--value", unit).strip()
-
-
-def drafts():
-    return dict((name, json.loads(containers.run(name, "cat", "/etc/ansible/facts.d/gpufleet_sglang.fact"))
-                 ["draft"]["path"]) for name in SERVERS)
-
-
-def upgrade(draft, *extra, args=()):
-    return run_in_scenario(UPGRADE, ["sglang_draft_model_path=" + draft] + list(extra), args)
+    return router_url()
 
 
 def drain_waits(run):
     return [result for task, _host, result in run.results() if "Wait for the requests in flight" in task]
 
 
-def wait_all_registered(router, seconds=60):
-    """Until the router answers and lists every server healthy; returns its workers."""
-    deadline = time.time() + seconds
-    workers = None
-    while time.time() < deadline:
-        try:
-            workers = registered(router, ADMIN_KEY)
-        except (urllib.error.URLError, OSError):
-            workers = None  # starting
-        if workers and sorted(w["url"] for w in workers if w["is_healthy"]) == WORKERS:
-            return workers
-        time.sleep(0.5)
-    raise AssertionError("the router has %s" % workers)
-
-
 def test_the_router_fronts_every_server_with_its_key(router):
-    workers = wait_all_registered(router)
+    workers = wait_all_registered()
     assert all(worker["model_id"] == "kimi-k2.5" for worker in workers)  # it read /model_info with the key
 
 
 @pytest.mark.parametrize("args", [["--check", "--diff"], []])
 def test_a_rerun_restarts_nothing_and_registers_nothing(router, args):
     pid = main_pid("gpufleet-upgrade-router", "sglang-router.service")
-    run = run_in_scenario(ROUTER_PLAY, args=args)
+    run = playbook("router.yml", args=args)
     assert run.returncode == 0, str(run)
     assert run.changed("gpufleet-upgrade-router") == 0
     assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
@@ -80,13 +46,13 @@ def test_a_rerun_restarts_nothing_and_registers_nothing(router, args):
 
 def test_a_router_beyond_loopback_without_keys_is_refused_before_any_change(router):
     pid = main_pid("gpufleet-upgrade-router", "sglang-router.service")
-    run = run_in_scenario(ROUTER_PLAY, [{"sglang_router_api_key": ""}])
+    run = playbook("router.yml", [{"sglang_router_api_key": ""}])
     assert run.returncode != 0
     assert run.says("sglang_router_host is 0.0.0.0, reachable from other machines, and the router has no API key"), \
         str(run)
     assert run.changed("gpufleet-upgrade-router") == 0
     assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
-    wait_all_registered(router)
+    wait_all_registered()
 
 
 def test_the_keys_are_nowhere_to_be_seen(host):
@@ -140,7 +106,7 @@ def test_without_the_drain_clients_see_failures(router):
     assert run.returncode == 0, str(run)
     print("without the drain: %d requests, %d failed" % (len(load.records), len(load.failed)))
     assert len(load.failed) > 0  # the probe sees what the drain prevents
-    wait_all_registered(router)
+    wait_all_registered()
 
 
 @pytest.mark.parametrize("extra, messages", [
@@ -156,7 +122,7 @@ def test_a_router_problem_stops_the_host_before_it_stops(router, extra, messages
     assert all(run.says(message) for message in messages), str(run)
     assert dict((name, main_pid(name)) for name in SERVERS) == pids
     assert drafts() == before
-    wait_all_registered(router)
+    wait_all_registered()
 
 
 def test_a_router_that_is_down_stops_the_host_and_a_restart_loses_no_worker(host, router):
@@ -169,11 +135,11 @@ def test_a_router_that_is_down_stops_the_host_and_a_restart_loses_no_worker(host
     assert run.returncode != 0
     assert run.says("cannot be reached"), str(run)
     assert dict((name, main_pid(name)) for name in SERVERS) == pids
-    wait_all_registered(router)  # the router came back with every worker (workers.json)
+    wait_all_registered()  # the router came back with every worker (workers.json)
 
 
 def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
-    command = [ANSIBLE_PLAYBOOK, "-i", os.environ["MOLECULE_INVENTORY_FILE"], UPGRADE,
+    command = [ANSIBLE_PLAYBOOK, "-i", os.environ["MOLECULE_INVENTORY_FILE"], os.path.join(PLAYBOOKS, "upgrade_draft.yml"),
                "-e", "sglang_draft_model_path=%skimi-k25-eagle3-v2" % MODELS]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -184,9 +150,9 @@ def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
     finally:
         proc.wait()
     assert len(registered(router, ADMIN_KEY)) == 2
-    run = run_in_scenario(ROUTER_PLAY)  # the next run of the router play puts it back
+    run = playbook("router.yml")  # the next run of the router play puts it back
     assert run.returncode == 0, str(run)
-    wait_all_registered(router)
+    wait_all_registered()
 
 
 def test_a_request_in_flight_finishes_before_its_server_restarts(router):
@@ -217,4 +183,4 @@ def test_a_request_in_flight_finishes_before_its_server_restarts(router):
     waits = drain_waits(run)
     assert len(waits) == 1 and waits[0]["attempts"] >= 2
     assert main_pid(first) != pid and drafts()[first] == other
-    wait_all_registered(router)
+    wait_all_registered()

@@ -79,6 +79,9 @@ def make_handler(args, server_info, model_info):
     # Seconds one /generate takes (SGLANG_STANDIN_GENERATE_DELAY, plus SGLANG_STANDIN_TOKEN_DELAY per
     # new token, as decoding does), so that requests are in flight while a router drains the server.
     generate_delay = float(os.environ.get("SGLANG_STANDIN_GENERATE_DELAY", "0"))
+    # A file "standin-unhealthy" in the venv stands in for a release that starts but cannot serve on
+    # this host (a CUDA mismatch, say): the process runs, /health_generate never answers 200.
+    unhealthy = os.path.exists(os.path.join(sys.prefix, "standin-unhealthy"))
     token_delay = float(os.environ.get("SGLANG_STANDIN_TOKEN_DELAY", "0"))
 
     class Handler(BaseHTTPRequestHandler):
@@ -103,7 +106,7 @@ def make_handler(args, server_info, model_info):
             if not self._authorized():
                 return self._send(401, {"error": "Unauthorized"})
             if path in ("/health", "/health_generate"):
-                return self._send(200)
+                return self._send(503 if unhealthy else 200)
             if path == "/metrics" and args.get("enable_metrics"):
                 return self._send(200, metrics_text(args, load), "text/plain; version=0.0.4")
             if path in ("/server_info", "/get_server_info"):

@@ -1,6 +1,8 @@
 """The SGLang stand-in behaves like SGLang's launch_server where the collection depends on it."""
 
 import json
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -167,6 +169,22 @@ def test_a_generate_takes_longer_per_new_token(pristine_trees, models):
         assert gauges(port)["sglang:num_running_reqs"] == 1.0  # the 60-token request (3 s) is still decoding
         long_one.join()
         assert gauges(port)["sglang:num_running_reqs"] == 0.0
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_a_venv_marked_unhealthy_starts_but_never_answers_health(pristine_trees, models, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (venv / "standin-unhealthy").write_text("")
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port), python=str(venv / "bin/python"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
+    try:
+        assert get(port, "/health_generate")[0] == 503 and get(port, "/health")[0] == 503
+        assert proc.poll() is None
     finally:
         proc.kill()
         proc.communicate()

@@ -1,0 +1,188 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A server's settings in three places: staged (written by every run, read by nobody), live (what
+systemd starts, also after a crash or a reboot) and previous (what was live before the last swap,
+the rollback point). A restart owed for another reason (code patched under a running server) is
+recorded beside the staged files, so that a failed run does not lose it the way it loses handlers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import tempfile
+
+ABSENT = "absent"
+
+
+class Layout(object):
+    """Where one instance's files live. ``settings_dir`` holds ``<instance>.env`` and ``<instance>.yaml``,
+    ``unit_dir`` the unit ``sglang-<instance>.service``; staged and previous copies go to
+    ``settings_dir/staged`` and ``settings_dir/previous``."""
+
+    def __init__(self, instance, settings_dir="/etc/sglang", unit_dir="/etc/systemd/system"):
+        self.instance = instance
+        self.unit = "sglang-%s.service" % instance
+        self.live = {
+            self.unit: os.path.join(unit_dir, self.unit),
+            instance + ".env": os.path.join(settings_dir, instance + ".env"),
+            instance + ".yaml": os.path.join(settings_dir, instance + ".yaml"),
+        }
+        self.staged_dir = os.path.join(settings_dir, "staged")
+        self.previous_dir = os.path.join(settings_dir, "previous")
+        self.marker = os.path.join(self.staged_dir, instance + ".restart")
+
+    def staged(self, name):
+        return os.path.join(self.staged_dir, name)
+
+    def previous(self, name):
+        return os.path.join(self.previous_dir, name)
+
+
+def read_text(path):
+    data = _read(path)
+    return "" if data is None else data.decode("utf-8", "replace")
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def owed_reasons(layout):
+    data = _read(layout.marker)
+    return json.loads(data) if data else []
+
+
+def differing(layout):
+    """The file names whose staged copy differs from the live one (a staged file that is missing
+    differs only when a live one exists: nothing was staged for it yet)."""
+    return [name for name in sorted(layout.live)
+            if _read(layout.staged(name)) is not None and _read(layout.staged(name)) != _read(layout.live[name])]
+
+
+def exec_start(path):
+    """The words of the unit's ExecStart (continuation lines joined), or []."""
+    text = read_text(path).replace("\\\n", " ")
+    for line in text.splitlines():
+        if line.startswith("ExecStart="):
+            return shlex.split(line[len("ExecStart="):].lstrip("@-:+!"))
+    return []
+
+
+def unit_venv(path):
+    """The venv of the unit's ExecStart (``<venv>/bin/python -m ...``), or None."""
+    words = exec_start(path)
+    if words and os.path.basename(os.path.dirname(words[0])) == "bin":
+        return os.path.dirname(os.path.dirname(words[0]))
+    return None
+
+
+def unit_flag(path, flag):
+    """The value of ``--flag value`` in the unit's ExecStart, or None."""
+    words = exec_start(path)
+    return words[words.index(flag) + 1] if flag in words[:-1] else None
+
+
+def inspect(layout):
+    names = differing(layout)
+    reasons = owed_reasons(layout)
+    return {
+        "pending": bool(names or reasons),
+        "has_live": os.path.exists(layout.live[layout.unit]),
+        "differing": names,
+        "owed": reasons,
+        "live_venv": unit_venv(layout.live[layout.unit]),
+        "staged_venv": unit_venv(layout.staged(layout.unit)),
+        "previous_venv": unit_venv(layout.previous(layout.unit)),
+        "live_draft": unit_flag(layout.live[layout.unit], "--speculative-draft-model-path"),
+        "has_previous": os.path.isdir(layout.previous_dir) and bool(os.listdir(layout.previous_dir)),
+    }
+
+
+def _copy(source, dest):
+    """Copy ``source`` over ``dest`` atomically, with the source's mode and owner."""
+    info = os.stat(source)
+    directory = os.path.dirname(dest)
+    handle, temp = tempfile.mkstemp(prefix=".gpufleet-", dir=directory)
+    os.close(handle)
+    try:
+        shutil.copyfile(source, temp)
+        os.chmod(temp, info.st_mode & 0o7777)
+        if os.geteuid() == 0:
+            os.chown(temp, info.st_uid, info.st_gid)
+        os.replace(temp, dest)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def _put(source, dest):
+    """``dest`` becomes what ``source`` is: a copy, or absent when ``source`` does not exist."""
+    if os.path.exists(source):
+        _copy(source, dest)
+    elif os.path.exists(dest):
+        os.unlink(dest)
+
+
+def swap(layout):
+    """previous <- live, live <- staged, for every file that differs. Returns the names swapped."""
+    names = differing(layout)
+    if not names:
+        return []
+    if not os.path.isdir(layout.previous_dir):
+        os.makedirs(layout.previous_dir, mode=0o700)
+    for name in layout.live:  # the whole live set is the rollback point, not only what changes
+        _put(layout.live[name], layout.previous(name))
+    for name in names:
+        _copy(layout.staged(name), layout.live[name])
+    return names
+
+
+def to_roll_back(layout):
+    """The file names whose previous copy differs from the live one (none without a rollback point)."""
+    if not os.path.isdir(layout.previous_dir):
+        return []
+    return [name for name in sorted(layout.live) if _read(layout.previous(name)) != _read(layout.live[name])]
+
+
+def rollback(layout):
+    """live <- previous. Returns the names put back."""
+    names = to_roll_back(layout)
+    for name in names:
+        _put(layout.previous(name), layout.live[name])
+    return names
+
+
+def owes_for(layout, reason, venv=None):
+    """Whether ``reason`` is a new debt: not recorded yet, and with ``venv``, the live unit runs that venv
+    (code changed in a venv no server runs owes nothing)."""
+    if venv is not None and unit_venv(layout.live[layout.unit]) != venv.rstrip("/"):
+        return False
+    return reason not in owed_reasons(layout)
+
+
+def owe(layout, reason, venv=None):
+    """Record a restart owed for ``reason`` (see owes_for); True when it was recorded."""
+    if not owes_for(layout, reason, venv):
+        return False
+    reasons = owed_reasons(layout)
+    if not os.path.isdir(layout.staged_dir):
+        os.makedirs(layout.staged_dir, mode=0o700)
+    with open(layout.marker + ".tmp", "w") as handle:
+        json.dump(reasons + [reason], handle)
+    os.replace(layout.marker + ".tmp", layout.marker)
+    return True
+
+
+def settle(layout):
+    """The restart owed was done: forget the reasons. True when there were any."""
+    if os.path.exists(layout.marker):
+        os.unlink(layout.marker)
+        return True
+    return False

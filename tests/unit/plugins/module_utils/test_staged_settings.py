@@ -1,0 +1,94 @@
+"""Staged, live and previous settings of one instance, on a temporary tree."""
+
+import os
+
+import pytest
+
+from gpufleet_testlib.staged import make_layout, stage
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _staged_settings as staged
+
+
+@pytest.fixture
+def layout(tmp_path):
+    return make_layout(str(tmp_path))
+
+
+def live_text(layout, name):
+    return staged.read_text(layout.live[name])
+
+
+def test_a_first_start_owes_every_file_and_has_nothing_to_roll_back(layout):
+    stage(layout)
+    state = staged.inspect(layout)
+    assert state["pending"] and not state["has_live"] and not state["has_previous"]
+    assert state["differing"] == ["kimi-k25.env", "kimi-k25.yaml", "sglang-kimi-k25.service"]
+    assert state["staged_venv"] == "/opt/sglang/venvs/sglang-0.5.9" and state["live_venv"] is None
+    assert staged.swap(layout) == state["differing"]
+    assert not staged.inspect(layout)["pending"]
+    assert staged.to_roll_back(layout) == ["kimi-k25.env", "kimi-k25.yaml", "sglang-kimi-k25.service"]
+
+
+def test_swap_keeps_mode_and_makes_the_old_set_the_rollback_point(layout):
+    stage(layout)
+    staged.swap(layout)
+    stage(layout, venv="/opt/sglang/venvs/sglang-0.5.10", env="A=2\n")
+    state = staged.inspect(layout)
+    assert state["differing"] == ["kimi-k25.env", "sglang-kimi-k25.service"]
+    assert (state["live_venv"], state["staged_venv"]) == ("/opt/sglang/venvs/sglang-0.5.9",
+                                                          "/opt/sglang/venvs/sglang-0.5.10")
+    assert staged.swap(layout) == ["kimi-k25.env", "sglang-kimi-k25.service"]
+    assert live_text(layout, "kimi-k25.env") == "A=2\n"
+    assert os.stat(layout.live["kimi-k25.env"]).st_mode & 0o777 == 0o600
+    assert os.stat(layout.live["kimi-k25.yaml"]).st_mode & 0o777 == 0o640
+    assert staged.inspect(layout)["previous_venv"] == "/opt/sglang/venvs/sglang-0.5.9"
+    assert staged.rollback(layout) == ["kimi-k25.env", "sglang-kimi-k25.service"]
+    assert live_text(layout, "kimi-k25.env") == "A=1\n"
+    assert staged.unit_venv(layout.live[layout.unit]) == "/opt/sglang/venvs/sglang-0.5.9"
+    assert staged.rollback(layout) == []  # nothing left to put back
+    assert staged.inspect(layout)["pending"]  # the staged settings are still owed
+
+
+def test_nothing_staged_for_a_file_is_not_a_difference(layout):
+    stage(layout)
+    staged.swap(layout)
+    os.unlink(layout.staged("kimi-k25.yaml"))
+    assert not staged.inspect(layout)["pending"]
+
+
+def test_an_owed_restart_survives_until_settled(layout):
+    stage(layout)
+    staged.swap(layout)
+    assert staged.owe(layout, "kimi_k25.py patched") is True
+    assert staged.owe(layout, "kimi_k25.py patched") is False
+    state = staged.inspect(layout)
+    assert state["pending"] and state["differing"] == [] and state["owed"] == ["kimi_k25.py patched"]
+    assert staged.settle(layout) is True and staged.settle(layout) is False
+    assert not staged.inspect(layout)["pending"]
+
+
+def test_the_draft_of_the_live_unit_is_read_from_its_exec_start(layout):
+    stage(layout, draft="/srv/models/my draft")
+    staged.swap(layout)
+    assert staged.inspect(layout)["live_draft"] == "/srv/models/my draft"
+
+
+def test_a_failed_copy_leaves_the_live_file_as_it_was(layout, monkeypatch):
+    stage(layout)
+    staged.swap(layout)
+    stage(layout, env="A=2\n")
+
+    def broken(source, dest):
+        raise OSError("disk full")
+    monkeypatch.setattr(staged.shutil, "copyfile", broken)
+    with pytest.raises(OSError):
+        staged.swap(layout)
+    assert live_text(layout, "kimi-k25.env") == "A=1\n"
+    assert [name for name in os.listdir(os.path.dirname(layout.live["kimi-k25.env"])) if name.startswith(".gpufleet-")] == []
+
+
+def test_code_changed_in_a_venv_no_server_runs_owes_nothing(layout):
+    stage(layout, venv="/opt/sglang/venvs/sglang-0.5.9")
+    staged.swap(layout)
+    assert staged.owe(layout, "installed 0.5.10", venv="/opt/sglang/venvs/sglang-0.5.10") is False
+    assert staged.owe(layout, "patched 0.5.9", venv="/opt/sglang/venvs/sglang-0.5.9/") is True
+    assert staged.owed_reasons(layout) == ["patched 0.5.9"]
