@@ -2,6 +2,8 @@
 
 import json
 
+from gpufleet_testlib import containers
+
 testinfra_hosts = ["gpufleet-site-1", "gpufleet-site-2"]
 UNIT = "sglang-kimi-k25.service"
 API_KEY = "molecule-test-key-3f9c"
@@ -71,3 +73,12 @@ def test_each_platform_the_roles_claim_is_converged(host):
     expected = {"gpufleet-site-1": "12", "gpufleet-site-2": "13"}[host.backend.get_hostname()]
     assert host.system_info.distribution == "debian"
     assert host.system_info.release.split(".")[0] == expected
+
+
+def test_a_new_fleet_starts_every_server_at_once(host):
+    """Servers that were not running serve nothing a batch would protect: sglang.yml starts them in its
+    first play, together, instead of one model load per batch."""
+    started = [int(containers.run(name, "date", "-d", containers.run(
+        name, "systemctl", "show", "-p", "ActiveEnterTimestamp", "--value", UNIT).strip(), "+%s").strip())
+        for name in testinfra_hosts]
+    assert abs(started[0] - started[1]) <= 3, started
