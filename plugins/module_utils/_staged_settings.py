@@ -14,7 +14,9 @@ import shlex
 import shutil
 import tempfile
 
-ABSENT = "absent"
+# Recorded by every swap and forgotten by settle: a run that dies between the swap and the restart
+# leaves live settings the running server does not have yet, and the next run must still restart it.
+SWAPPED = "settings swapped in, not yet restarted with them"
 
 
 class Layout(object):
@@ -131,10 +133,12 @@ def _put(source, dest):
 
 
 def swap(layout):
-    """previous <- live, live <- staged, for every file that differs. Returns the names swapped."""
+    """previous <- live, live <- staged, for every file that differs, and a restart owed for it (see
+    SWAPPED) until settle. Returns the names swapped."""
     names = differing(layout)
     if not names:
         return []
+    owe(layout, SWAPPED)
     if not os.path.isdir(layout.previous_dir):
         os.makedirs(layout.previous_dir, mode=0o700)
     for name in layout.live:  # the whole live set is the rollback point, not only what changes
@@ -180,9 +184,16 @@ def owe(layout, reason, venv=None):
     return True
 
 
-def settle(layout):
-    """The restart owed was done: forget the reasons. True when there were any."""
-    if os.path.exists(layout.marker):
+def settle(layout, reason=None):
+    """The restart owed was done: forget the reasons (only ``reason``, when given). True when one was forgotten."""
+    reasons = owed_reasons(layout)
+    left = [owed for owed in reasons if reason is not None and owed != reason]
+    if left == reasons:
+        return False
+    if left:
+        with open(layout.marker + ".tmp", "w") as handle:
+            json.dump(left, handle)
+        os.replace(layout.marker + ".tmp", layout.marker)
+    else:
         os.unlink(layout.marker)
-        return True
-    return False
+    return True

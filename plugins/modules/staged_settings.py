@@ -17,8 +17,9 @@ description:
     C(<settings_dir>/previous/) are what was live before the last swap.
   - A restart owed for another reason (code patched under the running server) is recorded in
     C(<settings_dir>/staged/<instance>.restart), so that a run that fails before the restart does not forget it.
-  - C(inspect) reports whether the server owes a restart. C(swap) makes the staged files live and keeps the
-    live ones as the rollback point. C(rollback) makes the previous files live again. C(owe) records a reason
+  - C(inspect) reports whether the server owes a restart. C(swap) makes the staged files live, keeps the
+    live ones as the rollback point, and records a restart owed until C(settle), so that a run that dies between
+    the swap and the restart still leaves the restart owed. C(rollback) makes the previous files live again. C(owe) records a reason
     for a restart, C(settle) forgets the reasons once the restart is done. None of them restarts anything.
 author:
   - gpufleet.sglang developers (@gpufleet)
@@ -33,7 +34,10 @@ options:
     choices: [inspect, owe, swap, rollback, settle]
     default: inspect
   reason:
-    description: Why a restart is owed, with O(state=owe).
+    description:
+      - Why a restart is owed, with O(state=owe).
+      - With O(state=settle), forget only this reason (V(settings swapped in, not yet restarted with them) after a
+        rollback's restart, say); without it, every reason.
     type: str
   venv:
     description:
@@ -174,10 +178,11 @@ def main():
         result["owed"] = staged.owed_reasons(layout) if not module.check_mode else result["owed"] + (
             [params["reason"]] if result["changed"] else [])
     elif state == "settle":
-        result["changed"] = bool(result["owed"])
+        left = [owed for owed in result["owed"] if params["reason"] is not None and owed != params["reason"]]
+        result["changed"] = left != result["owed"]
         if result["changed"] and not module.check_mode:
-            staged.settle(layout)
-        result["owed"] = [] if not module.check_mode else result["owed"]
+            staged.settle(layout, params["reason"])
+        result["owed"] = result["owed"] if module.check_mode else left
     if result["files"]:
         result["changed"] = True
         if module._diff:

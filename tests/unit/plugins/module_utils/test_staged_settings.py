@@ -24,7 +24,8 @@ def test_a_first_start_owes_every_file_and_has_nothing_to_roll_back(layout):
     assert state["differing"] == ["kimi-k25.env", "kimi-k25.yaml", "sglang-kimi-k25.service"]
     assert state["staged_venv"] == "/opt/sglang/venvs/sglang-0.5.9" and state["live_venv"] is None
     assert staged.swap(layout) == state["differing"]
-    assert not staged.inspect(layout)["pending"]
+    assert staged.inspect(layout)["owed"] == [staged.SWAPPED]  # until the restart is done: settle
+    assert staged.settle(layout) and not staged.inspect(layout)["pending"]
     assert staged.to_roll_back(layout) == ["kimi-k25.env", "kimi-k25.yaml", "sglang-kimi-k25.service"]
 
 
@@ -51,6 +52,7 @@ def test_swap_keeps_mode_and_makes_the_old_set_the_rollback_point(layout):
 def test_nothing_staged_for_a_file_is_not_a_difference(layout):
     stage(layout)
     staged.swap(layout)
+    staged.settle(layout)
     os.unlink(layout.staged("kimi-k25.yaml"))
     assert not staged.inspect(layout)["pending"]
 
@@ -58,6 +60,7 @@ def test_nothing_staged_for_a_file_is_not_a_difference(layout):
 def test_an_owed_restart_survives_until_settled(layout):
     stage(layout)
     staged.swap(layout)
+    staged.settle(layout)
     assert staged.owe(layout, "kimi_k25.py patched") is True
     assert staged.owe(layout, "kimi_k25.py patched") is False
     state = staged.inspect(layout)
@@ -89,6 +92,20 @@ def test_a_failed_copy_leaves_the_live_file_as_it_was(layout, monkeypatch):
 def test_code_changed_in_a_venv_no_server_runs_owes_nothing(layout):
     stage(layout, venv="/opt/sglang/venvs/sglang-0.5.9")
     staged.swap(layout)
+    staged.settle(layout)
     assert staged.owe(layout, "installed 0.5.10", venv="/opt/sglang/venvs/sglang-0.5.10") is False
     assert staged.owe(layout, "patched 0.5.9", venv="/opt/sglang/venvs/sglang-0.5.9/") is True
     assert staged.owed_reasons(layout) == ["patched 0.5.9"]
+
+
+def test_a_run_that_dies_between_swap_and_restart_leaves_the_restart_owed(layout):
+    stage(layout)
+    staged.swap(layout)
+    staged.settle(layout)
+    staged.owe(layout, "patched")
+    stage(layout, env="A=2\n")
+    staged.swap(layout)  # ... and the controller dies here
+    assert staged.inspect(layout)["pending"] and staged.inspect(layout)["differing"] == []
+    staged.rollback(layout)  # a rollback restarted with the old settings forgets only the swap
+    assert staged.settle(layout, staged.SWAPPED) is True and staged.settle(layout, staged.SWAPPED) is False
+    assert staged.owed_reasons(layout) == ["patched"]

@@ -32,11 +32,13 @@ def test_swap_in_check_mode_reports_and_changes_nothing(layout):
     result = run_module(staged_settings, args(layout, state="swap"))
     assert result["changed"] and staged.inspect(layout)["live_venv"] == "/opt/sglang/venvs/sglang-0.5.10"
     assert not run_module(staged_settings, args(layout, state="swap"))["changed"]
+    assert run_module(staged_settings, args(layout))["owed"] == [staged.SWAPPED]  # a restart, until settled
 
 
 def test_owe_and_settle_are_idempotent_and_honest_in_check_mode(layout):
     stage(layout)
     staged.swap(layout)
+    staged.settle(layout)
     result = run_module(staged_settings, args(layout, state="owe", reason="patched"), check_mode=True)
     assert result["changed"] and result["owed"] == ["patched"] and staged.owed_reasons(layout) == []
     assert run_module(staged_settings, args(layout, state="owe", reason="patched"))["changed"]
