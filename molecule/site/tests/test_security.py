@@ -57,9 +57,10 @@ def test_systemd_exposure_score(host):
 
 
 def test_verbose_ansible_run_does_not_print_the_key(host):
+    # A changed setting, so that the run restarts the server and waits for it with the key.
     result = subprocess.run(
         ["ansible-playbook", "-v", "-i", os.environ["MOLECULE_INVENTORY_FILE"], "--limit", host.backend.get_hostname(),
-         os.path.join(HERE, "..", "converge.yml")],
+         "-e", "sglang_restart_sec=3", os.path.join(HERE, "..", "converge.yml")],
         capture_output=True, text=True, check=False, timeout=600)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-2000:]
