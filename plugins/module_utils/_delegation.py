@@ -191,7 +191,7 @@ def plan_patch(path, data, class_name, inner_attr, methods, state, strict=True, 
     for name in methods:
         if name not in wanted:
             wanted.append(name)
-    already = [n for n in wanted if index.provides(wrapper, n) is not None]
+    already = [n for n in wanted if index.lookup(wrapper, n)[0] is not None]
     inner = dict((n, [index.provides(cls, n) for cls in inner_classes]) for n in wanted)
     lacking = [n for n in wanted if n not in already and not all(inner[n])]
     if lacking and strict:

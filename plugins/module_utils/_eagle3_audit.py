@@ -10,9 +10,14 @@ the end of the expression). Each site is classed as concerning the draft model w
 receiver names a draft (``draft``/``mtp``), or the target model otherwise.
 
 A name is *required* when a launch with ``--speculative-algorithm EAGLE3`` cannot work
-without it on the target: the EAGLE-3 set below, always, plus any name the EAGLE
-modules (``srt/speculative/*eagle*``) call on the target without probing it first.
+without it on the target: the EAGLE-3 set below, always, plus any name called on the
+target without probing it first on the EAGLE path: the EAGLE modules
+(``srt/speculative/*eagle*``) and every function of the scanned trees they reach through
+calls (imported helpers such as the draft-embedding ones of 0.5.21+, and what those call).
 Everything else found is reported with its call sites, but is not a gap.
+
+What the source does not settle (an inner model whose class is chosen at run time) is
+reported as ``undetermined``, with the reason and the site, never guessed.
 """
 
 from __future__ import annotations
@@ -33,16 +38,29 @@ EAGLE3_METHODS = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_emb
 SCANNED_TREES = ("srt/speculative", "srt/model_executor")
 DEFAULT_MODEL_FILE = "srt/models/kimi_k25.py"
 DEFAULT_INNER_ATTR = "language_model"
+# Where wrappers keep their language model, in the order inner_attr=auto looks for them.
+INNER_ATTR_CANDIDATES = ("language_model", "llm", "model")
 PROBES = ("hasattr", "getattr")
 
 
 class CallSite(object):
-    def __init__(self, name, site, kind, model, probed):
+    def __init__(self, name, site, kind, model, probed, scope):
         self.name = name
         self.site = site
         self.kind = kind        # "call", "hasattr" or "getattr"
         self.model = model      # "target" or "draft"
         self.probed = probed    # the enclosing function probes this name first
+        self.scope = scope      # (file, top-level function or Class.method) the site is in
+
+
+class FileScan(object):
+    """One scanned file: its model call sites, and what each of its functions calls (for the EAGLE path)."""
+
+    def __init__(self, relpath, sites, calls, imports):
+        self.relpath = relpath
+        self.sites = sites
+        self.calls = calls          # scope -> names it calls (``f``, or ``Class.m`` for self.m)
+        self.imports = imports      # local name -> dotted module it is imported from
 
 
 def _receiver_names(node):
@@ -91,126 +109,298 @@ def _model_access(node):
     return None
 
 
-def scan_file(relpath, tree):
-    """Every model call and probe in one file, as CallSite objects (one pass over the tree).
+def _scopes(tree):
+    """(scope, node) for each top-level function and each method of a top-level class."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield "%s.%s" % (node.name, stmt.name), stmt
 
-    A call counts as probed when the innermost function around it also probes that name.
-    """
-    found = []  # (scope, name, line, kind, receiver)
-    stack = [(tree, 0)]
+
+def _outside_scopes(tree):
+    """The statements of a module that are not inside a scope of _scopes (module level, class bodies)."""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield stmt
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def _imports(tree):
+    """Local name -> dotted module for every ``from X import name`` in the file, at any depth."""
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                found[alias.asname or alias.name] = node.module
+    return found
+
+
+def _called_names(scope_node, class_name):
+    names = set()
+    for node in ast.walk(scope_node):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name):
+            names.add(node.func.id)
+        elif (class_name and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id == "self"):
+            names.add("%s.%s" % (class_name, node.func.attr))
+    return names
+
+
+def _model_calls(root, scope):
+    """(scope, innermost function id, name, line, kind, receiver) for the model calls and probes under root."""
+    found = []
+    stack = [(root, id(root))]
     while stack:
-        node, scope = stack.pop()
+        node, inner = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            scope = id(node)
+            inner = id(node)
         elif isinstance(node, ast.Call):
             access = _model_access(node)
             if access is not None:
-                found.append((scope, access[0], node.lineno, access[1], access[2]))
-        stack.extend((child, scope) for child in ast.iter_child_nodes(node))
-    probed = set((scope, name) for scope, name, line, kind, receiver in found if kind in PROBES)
-    found.sort(key=lambda entry: entry[2])
-    return [CallSite(name, "%s:%d" % (relpath, line), kind, _model_side(receiver, relpath),
-                     (scope, name) in probed)
-            for scope, name, line, kind, receiver in found]
+                found.append((scope, inner, access[0], node.lineno, access[1], access[2]))
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def scan_file(relpath, tree):
+    """Every model call and probe in one file, and what each of its functions calls (a FileScan).
+
+    A call counts as probed when the innermost function around it also probes that name.
+    """
+    found, calls = [], {"": set()}
+    for scope, node in _scopes(tree):
+        calls[scope] = _called_names(node, scope.split(".")[0] if "." in scope else None)
+        found.extend(_model_calls(node, scope))
+    for node in _outside_scopes(tree):
+        found.extend(_model_calls(node, ""))
+    probed = set((inner, name) for scope, inner, name, line, kind, receiver in found if kind in PROBES)
+    found.sort(key=lambda entry: entry[3])
+    sites = [CallSite(name, "%s:%d" % (relpath, line), kind, _model_side(receiver, relpath),
+                      (inner, name) in probed, (relpath, scope))
+             for scope, inner, name, line, kind, receiver in found]
+    return FileScan(relpath, sites, calls, _imports(tree))
 
 
 def scan_tree(index, sglang_root):
-    """Scan the speculative and model-executor trees; returns (sites, files parsed)."""
-    sites, files = [], 0
+    """Scan the speculative and model-executor trees: {relpath: FileScan}."""
+    scans = {}
     for sub in SCANNED_TREES:
-        base = os.path.join(sglang_root, sub)
-        for directory, dirnames, filenames in os.walk(base):
+        for directory, dirnames, filenames in os.walk(os.path.join(sglang_root, sub)):
             dirnames.sort()
             for filename in sorted(filenames):
-                if not filename.endswith(".py"):
-                    continue
-                path = os.path.join(directory, filename)
-                relpath = os.path.relpath(path, sglang_root)
-                tree = index.parse(path)
-                files += 1
-                sites.extend(scan_file(relpath, tree))
-    return sites, files
+                if filename.endswith(".py"):
+                    path = os.path.join(directory, filename)
+                    relpath = os.path.relpath(path, sglang_root)
+                    scans[relpath] = scan_file(relpath, index.parse(path))
+    return scans
 
 
-def _is_required(name, sites):
+def _is_eagle_module(relpath):
+    return relpath.startswith("srt/speculative/") and "eagle" in os.path.basename(relpath)
+
+
+def eagle_path(scans):
+    """The (file, scope) pairs on the EAGLE path: every scope of the EAGLE modules, and every
+    function of the scanned trees reached from them by a call (local, imported, or self.method)."""
+    module_files = dict(("sglang." + relpath[:-3].replace("/", "."), relpath) for relpath in scans)
+    todo = [(relpath, scope) for relpath in scans if _is_eagle_module(relpath) for scope in scans[relpath].calls]
+    reached = set()
+    while todo:
+        relpath, scope = todo.pop()
+        if (relpath, scope) in reached:
+            continue
+        reached.add((relpath, scope))
+        scan = scans[relpath]
+        for name in scan.calls.get(scope, ()):
+            target = relpath if name in scan.calls else module_files.get(scan.imports.get(name))
+            if target is not None and name in scans[target].calls:
+                todo.append((target, name))
+    return reached
+
+
+def _is_required(name, sites, path):
     if name in EAGLE3_METHODS:
         return True
-    return any(site.model == "target" and site.kind == "call" and not site.probed
-               and "eagle" in os.path.basename(site.site.split(":")[0])
-               and site.site.startswith("srt/speculative/")
+    return any(site.model == "target" and site.kind == "call" and not site.probed and site.scope in path
                for site in sites)
 
 
-def entry_class_name(tree, model_file):
-    """The first class named by ``EntryClass = X`` or ``EntryClass = [X, ...]``."""
+def entry_class_names(tree):
+    """Every class name listed by ``EntryClass = X`` or ``EntryClass = [X, ...]``."""
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets):
             value = node.value
-            if isinstance(value, (ast.List, ast.Tuple)) and value.elts:
-                value = value.elts[0]
-            if isinstance(value, ast.Name):
-                return value.id
-    raise SourceError("%s has no EntryClass; set class_name to the wrapper class to audit" % model_file)
+            values = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            return [v.id for v in values if isinstance(v, ast.Name)]
+    return []
+
+
+def entry_class_name(tree, model_file):
+    """The first class named by ``EntryClass``."""
+    names = entry_class_names(tree)
+    if not names:
+        raise SourceError("%s has no EntryClass; set class_name to the wrapper class to audit" % model_file)
+    return names[0]
+
+
+class Auditor(object):
+    """Audits the wrapper classes of one installed SGLang, on one parse of its trees."""
+
+    def __init__(self, sglang_root):
+        self.root = check_root(sglang_root)
+        self.version = sglang_version(self.root)
+        self.index = SourceIndex(os.path.dirname(self.root))
+        scans = scan_tree(self.index, self.root)
+        path = eagle_path(scans)
+        self.sites = dict((name, []) for name in EAGLE3_METHODS)
+        for scan in scans.values():
+            for site in scan.sites:
+                self.sites.setdefault(site.name, []).append(site)
+        self.required = dict((name, _is_required(name, sites, path)) for name, sites in self.sites.items())
+        self.files_scanned = len(scans)
+
+    def relative(self, site):
+        path, line = site.rsplit(":", 1)
+        if path.startswith(self.root + os.sep):
+            path = os.path.relpath(path, self.root)
+        return "%s:%s" % (path, line)
+
+    def inner_attribute(self, wrapper):
+        """The attribute that holds a wrapper's language model (inner_attr=auto), or None:
+        self.language_model or self.llm, else what ``__getattr__`` forwards to, else self.model
+        when it is built from a ``*For*`` class (or the source cannot tell what it is built from)."""
+        for attribute in INNER_ATTR_CANDIDATES[:-1]:
+            if self.index.init_assignments(wrapper, attribute):
+                return attribute
+        forward = self.index.forwarding(wrapper)
+        if forward is not None and forward.attribute:
+            return forward.attribute
+        if self.index.init_assignments(wrapper, "model"):
+            inner = self.index.attribute_classes(wrapper, "model")
+            if inner.undetermined or all("For" in cls.name for cls in inner.classes):
+                return "model"
+        return None
+
+    def audit(self, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR):
+        """The audit result as a dict (see the eagle3_audit module's RETURN)."""
+        model_path = model_file if os.path.isabs(model_file) else os.path.join(self.root, model_file)
+        if not os.path.isfile(model_path):
+            raise SourceError("model file %s does not exist in this sglang (%s); this version may not "
+                              "ship the model" % (model_file, self.version))
+        class_name = class_name or entry_class_name(self.index.parse(model_path), model_file)
+        wrapper = self.index.class_in_file(model_path, class_name)
+        if wrapper is None:
+            raise SourceError("class %s is not defined in %s" % (class_name, model_file))
+        if inner_attr in (None, "auto"):
+            inner_attr = self.inner_attribute(wrapper)
+            if inner_attr is None:
+                raise SourceError("class %s holds no language model in self.%s, and forwards nothing with "
+                                  "__getattr__; set inner_attr to the attribute that holds it"
+                                  % (wrapper.name, ", self.".join(INNER_ATTR_CANDIDATES)))
+        inner = self.index.attribute_classes(wrapper, inner_attr)
+        undetermined = _Undetermined(self.relative)
+        undetermined.add(inner.undetermined, [])
+
+        methods = []
+        for name in sorted(self.sites):
+            on_wrapper, unknown = self.index.lookup(wrapper, name)
+            undetermined.add(unknown, [name] if self.required[name] else [])
+            on_inner = [self.index.provides(cls, name) for cls in inner.classes]
+            settled = bool(inner.classes) and not inner.undetermined
+            methods.append({
+                "name": name,
+                "required": self.required[name],
+                "status": "present" if on_wrapper else ("undetermined" if unknown else "missing"),
+                "call_sites": sorted(set(s.site for s in self.sites[name]), key=_site_key),
+                "called_on": sorted(set(s.model for s in self.sites[name])),
+                "wrapper": on_wrapper.as_dict(on_wrapper.owner != wrapper.name) if on_wrapper else None,
+                "inner": (on_inner[0].as_dict(on_inner[0].owner != inner.classes[0].name)
+                          if settled and all(on_inner) else None),
+                "inner_settled": settled,
+            })
+
+        required = [m for m in methods if m["required"]]
+        missing = [m for m in required if m["status"] == "missing"]
+        if inner.undetermined:
+            undetermined.name_all(inner.undetermined, [m["name"] for m in missing])
+        for entry in methods:
+            del entry["inner_settled"]
+        return {
+            "sglang_root": self.root,
+            "sglang_version": self.version,
+            "model_file": os.path.relpath(model_path, self.root),
+            "class_name": class_name,
+            "inner_attr": inner_attr,
+            "inner_class": [cls.name for cls in inner.classes],
+            "required": [m["name"] for m in required],
+            "present": [m["name"] for m in required if m["status"] == "present"],
+            "missing": [m["name"] for m in missing],
+            "delegatable": [m["name"] for m in missing if m["inner"]],
+            "undelegatable": [m["name"] for m in missing if not m["inner"] and not inner.undetermined],
+            "undetermined": undetermined.entries,
+            "methods": methods,
+            "unresolved_bases": sorted(set(self.index.unresolved_bases(wrapper))),
+            "files_scanned": self.files_scanned,
+        }
+
+    def wrappers(self):
+        """(model file, class, inner attribute) for every class an ``EntryClass`` of srt/models/ lists
+        that holds a language model: in self.language_model or self.llm, behind __getattr__, or in
+        self.model when that is built from a ``*For*`` class or the source cannot tell."""
+        models = os.path.join(self.root, "srt", "models")
+        for filename in sorted(os.listdir(models)):
+            if not filename.endswith(".py"):
+                continue
+            path = os.path.join(models, filename)
+            for class_name in entry_class_names(self.index.parse(path)):
+                info = self.index.class_in_file(path, class_name)
+                attribute = info and self.inner_attribute(info)
+                if attribute is not None:
+                    yield "srt/models/" + filename, class_name, attribute
+
+    def audit_all(self):
+        """The audit of every wrapper (see wrappers()), as a list of results."""
+        return [self.audit(model_file, class_name, inner_attr)
+                for model_file, class_name, inner_attr in self.wrappers()]
+
+
+class _Undetermined(object):
+    """What the source leaves open, each reason once: {reason, site, names} with the required names it affects."""
+
+    def __init__(self, relative):
+        self.relative = relative
+        self.entries = []
+
+    def _entry(self, item):
+        site = self.relative(item.site)
+        for entry in self.entries:
+            if entry["reason"] == item.reason and entry["site"] == site:
+                return entry
+        entry = {"reason": item.reason, "site": site, "names": []}
+        self.entries.append(entry)
+        return entry
+
+    def add(self, items, names):
+        for item in items:
+            entry = self._entry(item)
+            entry["names"] = sorted(set(entry["names"]) | set(names))
+
+    def name_all(self, items, names):
+        self.add(items, names)
 
 
 def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR):
-    """The audit result as a dict (see the eagle3_audit module's RETURN)."""
-    sglang_root = check_root(sglang_root)
-    index = SourceIndex(os.path.dirname(sglang_root))
-    model_path = model_file if os.path.isabs(model_file) else os.path.join(sglang_root, model_file)
-    if not os.path.isfile(model_path):
-        raise SourceError("model file %s does not exist in this sglang (%s); this version may not "
-                          "ship the model" % (model_file, sglang_version(sglang_root)))
-    tree = index.parse(model_path)
-    class_name = class_name or entry_class_name(tree, model_file)
-    wrapper = index.class_in_file(model_path, class_name)
-    if wrapper is None:
-        raise SourceError("class %s is not defined in %s" % (class_name, model_file))
-    inner_classes = index.inner_classes(wrapper, inner_attr)
-
-    sites, files_parsed = scan_tree(index, sglang_root)
-    by_name = {}
-    for site in sites:
-        by_name.setdefault(site.name, []).append(site)
-    for name in EAGLE3_METHODS:
-        by_name.setdefault(name, [])
-
-    methods = []
-    for name in sorted(by_name):
-        named_sites = by_name[name]
-        on_wrapper = index.provides(wrapper, name)
-        on_inner = [index.provides(cls, name) for cls in inner_classes]
-        methods.append({
-            "name": name,
-            "required": _is_required(name, named_sites),
-            "call_sites": sorted(set(s.site for s in named_sites), key=_site_key),
-            "called_on": sorted(set(s.model for s in named_sites)),
-            "wrapper": on_wrapper.as_dict(on_wrapper.owner != wrapper.name) if on_wrapper else None,
-            "inner": (on_inner[0].as_dict(on_inner[0].owner != inner_classes[0].name)
-                      if all(on_inner) else None),
-        })
-
-    required = [m["name"] for m in methods if m["required"]]
-    present = [m["name"] for m in methods if m["required"] and m["wrapper"]]
-    missing = [m["name"] for m in methods if m["required"] and not m["wrapper"]]
-    inner_has = dict((m["name"], m["inner"]) for m in methods)
-    return {
-        "sglang_root": sglang_root,
-        "sglang_version": sglang_version(sglang_root),
-        "model_file": os.path.relpath(model_path, sglang_root),
-        "class_name": class_name,
-        "inner_attr": inner_attr,
-        "inner_class": [cls.name for cls in inner_classes],
-        "required": required,
-        "present": present,
-        "missing": missing,
-        "delegatable": [n for n in missing if inner_has[n]],
-        "undelegatable": [n for n in missing if not inner_has[n]],
-        "methods": methods,
-        "unresolved_bases": sorted(set(index.unresolved_bases(wrapper))),
-        "files_scanned": files_parsed,
-    }
+    """The audit of one wrapper class (see Auditor.audit)."""
+    return Auditor(sglang_root).audit(model_file, class_name, inner_attr)
 
 
 def _site_key(site):

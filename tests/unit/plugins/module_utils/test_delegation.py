@@ -220,7 +220,7 @@ def test_inner_attribute_never_assigned(tmp_path):
             def __init__(self):
                 self.model = Inner()
         """)
-    with pytest.raises(PatchError, match="never assigns self.language_model in __init__; set inner_attr"):
+    with pytest.raises(PatchError, match="never assigns self.language_model in __init__ .*; set inner_attr"):
         apply(tmp_path / "m.py", text.encode(), ["get_embed_and_head"])
 
 
@@ -341,4 +341,4 @@ def test_fixed_releases_are_not_changed(pristine_trees, version):
     plan = plan_patch(path, open(path, "rb").read(), "KimiK25ForConditionalGeneration", "language_model",
                       required, "present", strict=False)
     assert not plan.changed
-    assert plan.already_present == EAGLE3
+    assert plan.already_present == required and set(EAGLE3) <= set(required)

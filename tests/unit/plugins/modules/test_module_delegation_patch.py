@@ -133,5 +133,5 @@ def test_fixed_releases_are_left_alone(sglang_copy, version):
     path = os.path.join(sglang_copy(version), "srt/models/kimi_k25.py")
     before = sha256(path)
     result = patch(path)
-    assert result["changed"] is False and result["already_present"] == EAGLE3
+    assert result["changed"] is False and set(EAGLE3) <= set(result["already_present"])
     assert sha256(path) == before
