@@ -66,3 +66,14 @@ def sglang_version(sglang_root):
     return (_version_from_dist_info(sglang_root)
             or _version_from_file(os.path.join(sglang_root, "_version.py"))
             or _version_from_file(os.path.join(sglang_root, "version.py")))
+
+
+def locate_with_python(module, python):
+    """The sglang package directory in the environment of ``python`` (an AnsibleModule fails otherwise)."""
+    rc, out, err = module.run_command([python, "-c", LOCATE_SNIPPET])
+    if rc != 0:
+        module.fail_json(msg="%s could not be run to locate sglang: %s" % (python, err.strip() or out.strip()))
+    if not out.strip():
+        module.fail_json(msg="sglang is not installed in the environment of %s; install it first "
+                             "(gpufleet.sglang.install) or give sglang_root" % python)
+    return out.strip()

@@ -170,19 +170,9 @@ from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit impo
 )
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError
 from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import (
-    LOCATE_SNIPPET,
     PackageError,
+    locate_with_python,
 )
-
-
-def locate_with_python(module, python):
-    rc, out, err = module.run_command([python, "-c", LOCATE_SNIPPET])
-    if rc != 0:
-        module.fail_json(msg="%s could not be run to locate sglang: %s" % (python, err.strip() or out.strip()))
-    if not out.strip():
-        module.fail_json(msg="sglang is not installed in the environment of %s; install it first "
-                             "(gpufleet.sglang.install) or give sglang_root" % python)
-    return out.strip()
 
 
 def main():

@@ -6,7 +6,7 @@ import glob
 import importlib.util
 import os
 
-VALUELESS_ACTIONS = ("store_true", "store_false", "store_const", "count", "help", "version")
+from sglang_standin import sglang_cli
 
 
 def sglang_root():
@@ -16,38 +16,22 @@ def sglang_root():
     return spec.submodule_search_locations[0]
 
 
-def _constant(node):
-    return node.value if isinstance(node, ast.Constant) else None
-
-
 def build_parser(root):
-    """An argparse parser with exactly the flags of the installed SGLang's add_cli_args."""
-    with open(os.path.join(root, "srt", "server_args.py"), "rb") as handle:
-        tree = ast.parse(handle.read())
+    """An argparse parser with exactly the flags of the installed SGLang, read by the collection's own
+    reader (sglang_cli.py is plugins/module_utils/_sglang_cli.py): add_argument calls and the
+    annotated fields of srt/arg_groups/fields/, the two ways SGLang releases declare them."""
+    try:
+        flags = sglang_cli.read_flags(root)
+    except ValueError as exc:
+        raise SystemExit("sglang-standin: %s" % exc)
     parser = argparse.ArgumentParser(prog="python -m sglang.launch_server")
-    seen = set()
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "add_argument"):
-            continue
-        names = [_constant(a) for a in node.args]
-        names = [n for n in names if isinstance(n, str) and n.startswith("-") and n not in seen]
-        if not names:
-            continue
-        seen.update(names)
-        keywords = dict((k.arg, k.value) for k in node.keywords if k.arg)
-        options = {"dest": names[0].lstrip("-").replace("-", "_")}
-        action = _constant(keywords.get("action")) if "action" in keywords else None
-        nargs = _constant(keywords.get("nargs")) if "nargs" in keywords else None
-        if action in VALUELESS_ACTIONS[:2]:
-            options["action"] = action
-        elif nargs is not None:
-            options["nargs"] = nargs
-        parser.add_argument(*names, **options)
-    if "--model-path" not in seen:
-        # Later releases (0.5.2x) build their parser from dataclass fields instead of add_cli_args.
-        raise SystemExit("sglang-standin: no add_argument('--model-path') in %s/srt/server_args.py; this "
-                         "SGLang builds its command line another way, which the stand-in cannot read" % root)
+    for flag in sorted(set(flags.values()), key=lambda flag: flag.names[0]):
+        options = {"dest": flag.dest}
+        if flag.valueless:
+            options["action"] = "store_true"
+        elif flag.nargs is not None:
+            options["nargs"] = flag.nargs
+        parser.add_argument(*flag.names, **options)
     return parser
 
 

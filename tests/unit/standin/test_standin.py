@@ -21,8 +21,9 @@ def get(port, path, key=None):
     return http("http://127.0.0.1:%d%s" % (port, path), key, timeout=5)
 
 
-def test_unknown_flag_fails_like_argparse(pristine_trees, models):
-    proc = launch(pristine_trees["0.5.10"], ["--model-path", models[0], "--no-such-flag", "1"], wait=False)
+@pytest.mark.parametrize("version", ["0.5.10", "0.5.23"])
+def test_unknown_flag_fails_like_argparse(pristine_trees, models, version):
+    proc = launch(pristine_trees[version], ["--model-path", models[0], "--no-such-flag", "1"], wait=False)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 2
     assert "unrecognized arguments: --no-such-flag 1" in err
@@ -48,10 +49,12 @@ def test_059_unpatched_dies_with_the_attribute_error(pristine_trees, models):
             "'set_eagle3_layers_to_capture'") in err
 
 
-def test_fixed_release_serves_the_api(pristine_trees, models):
+@pytest.mark.parametrize("version", ["0.5.10", "0.5.23"])
+def test_fixed_release_serves_the_api(pristine_trees, models, version):
+    """0.5.10 declares its flags with add_argument, 0.5.23 mostly as fields of srt/arg_groups/fields/."""
     target, draft = models
     port = free_port()
-    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--served-model-name", "kimi-k2.5",
+    proc = launch(pristine_trees[version], eagle_args(target, draft, port, "--served-model-name", "kimi-k2.5",
                                                        "--api-key", "s3cret"),
                   env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
     try:
@@ -64,7 +67,7 @@ def test_fixed_release_serves_the_api(pristine_trees, models):
         assert info["speculative_algorithm"] == "EAGLE3"
         assert info["speculative_draft_model_path"] == draft
         assert info["internal_states"][0]["avg_spec_accept_length"] == 2.7
-        assert info["version"] == "0.5.10"
+        assert info["version"] == version
         assert "api_key" not in info
         models_list = json.loads(get(port, "/v1/models", key="s3cret")[1])
         assert models_list["data"][0]["id"] == "kimi-k2.5"

@@ -1,0 +1,1 @@
+../../../plugins/module_utils/_sglang_cli.py
