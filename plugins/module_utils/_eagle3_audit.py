@@ -109,84 +109,44 @@ def _model_access(node):
     return None
 
 
-def _scopes(tree):
-    """(scope, node) for each top-level function and each method of a top-level class."""
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for stmt in node.body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    yield "%s.%s" % (node.name, stmt.name), stmt
+def scan_file(relpath, tree):
+    """Every model call and probe in one file, and what each of its functions calls (a FileScan), in one walk.
 
-
-def _outside_scopes(tree):
-    """The statements of a module that are not inside a scope of _scopes (module level, class bodies)."""
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            for stmt in node.body:
-                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    yield stmt
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node
-
-
-def _imports(tree):
-    """Local name -> dotted module for every ``from X import name`` in the file, at any depth."""
-    found = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                found[alias.asname or alias.name] = node.module
-    return found
-
-
-def _called_names(scope_node, class_name):
-    names = set()
-    for node in ast.walk(scope_node):
-        if not isinstance(node, ast.Call):
-            continue
-        if isinstance(node.func, ast.Name):
-            names.add(node.func.id)
-        elif (class_name and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-              and node.func.value.id == "self"):
-            names.add("%s.%s" % (class_name, node.func.attr))
-    return names
-
-
-def _model_calls(root, scope):
-    """(scope, innermost function id, name, line, kind, receiver) for the model calls and probes under root."""
-    found = []
-    stack = [(root, id(root))]
+    A scope is a top-level function or a method of a top-level class (``Class.method``); what is
+    outside them is scope "". A call counts as probed when the innermost function around it also
+    probes that name.
+    """
+    found, calls, imports = [], {"": set()}, {}
+    stack = [(node, "", None, 0) for node in reversed(tree.body)]
     while stack:
-        node, inner = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        node, scope, class_name, inner = stack.pop()
+        if isinstance(node, ast.ClassDef) and not scope:
+            class_name = class_name or node.name
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if not scope and not isinstance(node, ast.Lambda):
+                scope = "%s.%s" % (class_name, node.name) if class_name else node.name
+                calls.setdefault(scope, set())
             inner = id(node)
+        elif isinstance(node, ast.ImportFrom):
+            if node.module and node.level == 0:
+                imports.update((alias.asname or alias.name, node.module) for alias in node.names)
         elif isinstance(node, ast.Call):
             access = _model_access(node)
             if access is not None:
                 found.append((scope, inner, access[0], node.lineno, access[1], access[2]))
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
-    return found
-
-
-def scan_file(relpath, tree):
-    """Every model call and probe in one file, and what each of its functions calls (a FileScan).
-
-    A call counts as probed when the innermost function around it also probes that name.
-    """
-    found, calls = [], {"": set()}
-    for scope, node in _scopes(tree):
-        calls[scope] = _called_names(node, scope.split(".")[0] if "." in scope else None)
-        found.extend(_model_calls(node, scope))
-    for node in _outside_scopes(tree):
-        found.extend(_model_calls(node, ""))
+            func = node.func
+            if isinstance(func, ast.Name):
+                calls[scope].add(func.id)
+            elif class_name and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id == "self":
+                calls[scope].add("%s.%s" % (class_name, func.attr))
+        stack.extend((child, scope, class_name, inner) for child in ast.iter_child_nodes(node))
     probed = set((inner, name) for scope, inner, name, line, kind, receiver in found if kind in PROBES)
     found.sort(key=lambda entry: entry[3])
     sites = [CallSite(name, "%s:%d" % (relpath, line), kind, _model_side(receiver, relpath),
                       (inner, name) in probed, (relpath, scope))
              for scope, inner, name, line, kind, receiver in found]
-    return FileScan(relpath, sites, calls, _imports(tree))
+    return FileScan(relpath, sites, calls, imports)
 
 
 def scan_tree(index, sglang_root):
@@ -194,6 +154,7 @@ def scan_tree(index, sglang_root):
     scans = {}
     for sub in SCANNED_TREES:
         for directory, dirnames, filenames in os.walk(os.path.join(sglang_root, sub)):
+            index.listdir(directory)
             dirnames.sort()
             for filename in sorted(filenames):
                 if filename.endswith(".py"):
@@ -257,8 +218,9 @@ class Auditor(object):
 
     def __init__(self, sglang_root):
         self.root = check_root(sglang_root)
-        self.version = sglang_version(self.root)
         self.index = SourceIndex(os.path.dirname(self.root))
+        self.index.listdir(os.path.dirname(self.root))  # the dist-info the version is read from
+        self.version = sglang_version(self.root)
         scans = scan_tree(self.index, self.root)
         path = eagle_path(scans)
         self.sites = dict((name, []) for name in EAGLE3_METHODS)
@@ -357,7 +319,7 @@ class Auditor(object):
         that holds a language model: in self.language_model or self.llm, behind __getattr__, or in
         self.model when that is built from a ``*For*`` class or the source cannot tell."""
         models = os.path.join(self.root, "srt", "models")
-        for filename in sorted(os.listdir(models)):
+        for filename in sorted(self.index.listdir(models)):
             if not filename.endswith(".py"):
                 continue
             path = os.path.join(models, filename)

@@ -34,6 +34,11 @@ NN_MODULE_NAMES = frozenset(("nn.Module", "torch.nn.Module", "Module"))
 NN_MODULE_SUBCLASSES = frozenset(("PreTrainedModel",))
 
 
+def file_identity(info):
+    """What tells a file or directory changed, from its stat result: inode, size, mtime in ns."""
+    return [info.st_ino, info.st_size, info.st_mtime_ns]
+
+
 class SourceError(Exception):
     """The source tree does not have what the caller asked for."""
 
@@ -319,14 +324,21 @@ class SourceIndex(object):
         self._classes = {}  # (path, qualname) -> ClassInfo or None
         self._bases = {}    # (path, qualname) -> bases() result
         self._mros = {}     # (path, qualname, line) -> mro() result
+        self.read = {}      # path -> identity of each file parsed and directory listed, as read
 
     def parse(self, path):
         path = os.path.abspath(path)
         if path not in self._trees:
             with open(path, "rb") as handle:
+                self.read[path] = file_identity(os.fstat(handle.fileno()))
                 source = handle.read()
             self._trees[path] = ast.parse(source, filename=path)
         return self._trees[path]
+
+    def listdir(self, directory):
+        """os.listdir, with the directory's identity noted in ``read`` (a file added or removed changes it)."""
+        self.read[os.path.abspath(directory)] = file_identity(os.stat(directory))
+        return os.listdir(directory)
 
     def add(self, path, tree):
         """Use ``tree`` for ``path`` instead of what is on disk (a text not yet written)."""
@@ -674,7 +686,7 @@ class SourceIndex(object):
         directory = os.path.dirname(path)
         simple = name.rsplit(".", 1)[-1]
         needle = ("class %s" % simple).encode()
-        for entry in sorted(os.listdir(directory)):
+        for entry in sorted(self.listdir(directory)):
             candidate = os.path.join(directory, entry)
             if entry.endswith(".py") and candidate != path:
                 with open(candidate, "rb") as handle:

@@ -20,6 +20,8 @@ description:
   - The new text must compile before it replaces the file; the write is atomic and keeps owner, group and
     mode. Line endings and indentation follow the file.
   - On bad input the module fails with a message that says what to change, and the file is not touched.
+  - When O(path) is a symbolic link, the file it points to is patched and the link is kept as it is
+    (RV(target) says which file that was); O(state=absent) gives back that file's original bytes.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -57,6 +59,15 @@ options:
     description: Keep a timestamped copy of the file (same owner and mode) before changing it.
     type: bool
     default: false
+  cache_dir:
+    description:
+      - With O(methods=auto), where audit results are kept (root-owned, mode 0700), each valid while every file the audit read is
+        unchanged (inode, size and mtime of each, and of each directory it listed) and keyed by the query and
+        the audit's own code, so that a collection upgrade never reads a stale verdict.
+      - An entry or directory that another user owns, or that others can write, is ignored.
+      - An empty string audits every time and writes nothing. Check mode reads the cache but does not write it.
+    type: path
+    default: /var/cache/gpufleet-sglang/audit
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying the target.
@@ -96,6 +107,11 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+target:
+  description: The file that was read and written; O(path) itself, or the file a symbolic link at O(path) points to.
+  returned: success
+  type: str
+  sample: /opt/sglang/venvs/sglang-0.5.9/lib/python3.11/site-packages/sglang/srt/models/kimi_k25.py
 delegated:
   description: The names in the managed block after the run.
   returned: always
@@ -133,7 +149,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import PatchError, plan_patch
-from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils._audit_cache import DEFAULT_DIR, cached_audit
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import (
     SourceError,
     import_root_of,
@@ -155,7 +171,8 @@ def requested_methods(module):
     if methods in ("auto", ["auto"]):
         root = params["sglang_root"] or package_root_of(params["path"])
         try:
-            result = audit(root, params["path"], params["class_name"], params["inner_attr"])
+            result = cached_audit(root, params["path"], params["class_name"], params["inner_attr"],
+                                  params["cache_dir"], write=not module.check_mode)[0]
         except (SourceError, PackageError) as exc:
             module.fail_json(msg="methods=auto needs the EAGLE-3 audit, which failed: %s" % exc)
         return result["required"], False
@@ -188,6 +205,7 @@ def main():
             sglang_root=dict(type="path"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup=dict(type="bool", default=False),
+            cache_dir=dict(type="path", default=DEFAULT_DIR),
         ),
         required_if=[("state", "present", ("methods",))],
         supports_check_mode=True,
@@ -199,7 +217,8 @@ def main():
                              "defines %s" % (path, params["class_name"]))
 
     methods, strict = requested_methods(module) if params["state"] == "present" else ([], True)
-    with open(path, "rb") as handle:
+    target = os.path.realpath(path)  # a symbolic link is kept; the file it points to is patched
+    with open(target, "rb") as handle:
         data = handle.read()
     try:
         plan = plan_patch(path, data, params["class_name"], params["inner_attr"], methods,
@@ -213,14 +232,15 @@ def main():
         previous=plan.previous,
         already_present=plan.already_present,
         undelegatable=plan.lacking,
+        target=target,
     )
     if module._diff:
         result["diff"] = dict(before=plan.original, after=plan.new,
                               before_header=path, after_header=path)
     if plan.changed and not module.check_mode:
         if params["backup"]:
-            result["backup_file"] = module.backup_local(path)
-        write_atomically(module, path, plan.new)
+            result["backup_file"] = module.backup_local(target)
+        write_atomically(module, target, plan.new)
     module.exit_json(**result)
 
 

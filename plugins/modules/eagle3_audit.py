@@ -50,6 +50,15 @@ options:
       - The attribute of the wrapper that holds the wrapped language model.
     type: str
     default: language_model
+  cache_dir:
+    description:
+      - Where audit results are kept (root-owned, mode 0700), each valid while every file the audit read is
+        unchanged (inode, size and mtime of each, and of each directory it listed) and keyed by the query and
+        the audit's own code, so that a collection upgrade never reads a stale verdict.
+      - An entry or directory that another user owns, or that others can write, is ignored.
+      - An empty string audits every time and writes nothing. Check mode reads the cache but does not write it.
+    type: path
+    default: /var/cache/gpufleet-sglang/audit
 extends_documentation_fragment:
   - gpufleet.sglang._read_only
 notes:
@@ -163,10 +172,10 @@ files_scanned:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.gpufleet.sglang.plugins.module_utils._audit_cache import DEFAULT_DIR, cached_audit
 from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import (
     DEFAULT_INNER_ATTR,
     DEFAULT_MODEL_FILE,
-    audit,
 )
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError
 from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import (
@@ -183,6 +192,7 @@ def main():
             model_file=dict(type="str", default=DEFAULT_MODEL_FILE),
             class_name=dict(type="str"),
             inner_attr=dict(type="str", default=DEFAULT_INNER_ATTR),
+            cache_dir=dict(type="path", default=DEFAULT_DIR),
         ),
         mutually_exclusive=[("sglang_root", "python")],
         required_one_of=[("sglang_root", "python")],
@@ -191,10 +201,11 @@ def main():
     params = module.params
     root = params["sglang_root"] or locate_with_python(module, params["python"])
     try:
-        result = audit(root, params["model_file"], params["class_name"], params["inner_attr"])
+        result, cached = cached_audit(root, params["model_file"], params["class_name"], params["inner_attr"],
+                                      params["cache_dir"], write=not module.check_mode)
     except (SourceError, PackageError) as exc:
         module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, **result)
+    module.exit_json(changed=False, cached=cached, **result)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,25 @@ def test_apply_is_idempotent_and_absent_restores_the_sha256(kimi_059):
     assert patch(path, state="absent")["changed"] is False
 
 
+def test_a_symlinked_model_file_is_patched_through_the_link_which_is_kept(kimi_059, tmp_path):
+    """The documented behaviour: the link stays a link to the same file; that file is patched, and
+    state=absent gives back its original bytes."""
+    root, path = kimi_059
+    real = tmp_path / "kept-elsewhere" / "kimi_k25.py"
+    real.parent.mkdir()
+    os.rename(path, str(real))
+    os.symlink(str(real), path)
+    original = sha256(str(real))
+
+    result = patch(path)
+    assert result["changed"] is True and result["target"] == str(real)
+    assert os.path.islink(path) and os.readlink(path) == str(real)
+    assert sha256(str(real)) != original and patch(path)["changed"] is False
+
+    assert patch(path, state="absent")["changed"] is True
+    assert os.path.islink(path) and sha256(str(real)) == original
+
+
 def test_write_keeps_owner_group_and_mode(kimi_059):
     root, path = kimi_059
     if os.geteuid() != 0:
