@@ -15,9 +15,17 @@ description:
   - Finds, by AST over C(srt/speculative/) and C(srt/model_executor/), every method SGLang calls or
     probes with C(hasattr)/C(getattr) on a model object, with its call sites.
   - For each name, tells whether the wrapper class provides it (own method, property, attribute,
-    inherited from a base class in SGLang's sources, or from C(torch.nn.Module)) and whether the
-    class of its inner language model (C(self.<inner_attr>) in C(__init__)) provides it, following
-    base classes across files.
+    inherited along its MRO from a base class in SGLang's sources, or from C(torch.nn.Module)); when
+    normal lookup finds nothing and the wrapper defines C(__getattr__) that forwards to an attribute
+    (C(return getattr(self.inner, name))), the forwarded object's class provides it (kind C(forwarded)).
+  - Also tells whether the class of its inner language model provides it. That class is followed from
+    C(self.<inner_attr> = ...) in the C(__init__) methods the wrapper runs (its own and those its bases
+    reach with C(super().__init__)) - a class call, a method that builds it (the subclass's override
+    counts, across every class it may return), a class passed up as an argument, a class attribute.
+  - The EAGLE path goes beyond C(srt/speculative/*eagle*) - every function of the scanned trees those
+    modules reach by calling it (helpers such as the draft-embedding ones of 0.5.21+) counts.
+  - What the source does not settle (a class chosen at run time from a registry, C(getattr) on a name,
+    a class from another package) is reported in RV(undetermined) with the reason and the site, never guessed.
   - A name is required when EAGLE-3 cannot run without it on the target model; C(missing) lists the
     required names the wrapper lacks, split into C(delegatable) (the inner class has them) and
     C(undelegatable).
@@ -48,6 +56,8 @@ options:
   inner_attr:
     description:
       - The attribute of the wrapper that holds the wrapped language model.
+      - C(auto) picks C(language_model) or C(llm) when C(__init__) assigns it, else what C(__getattr__) forwards
+        to, else C(model) when it holds a C(*For*) class.
     type: str
     default: language_model
   cache_dir:
@@ -142,17 +152,35 @@ undelegatable:
   type: list
   elements: str
   sample: []
+undetermined:
+  description:
+    - What the source does not settle, each with its reason, its site (C(path:line)) and the required names it
+      leaves open. A missing name whose inner class is undetermined is in neither RV(delegatable) nor
+      RV(undelegatable); a name whose presence on the wrapper is undetermined is not in RV(missing).
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - reason: the class is chosen at run time from a registry (instance_class = _SUPPORT_VERSION.get(version))
+      site: srt/models/minicpmv.py:1750
+      names: [get_embed_and_head, set_eagle3_layers_to_capture, set_embed_and_head]
+cached:
+  description: Whether the result came from O(cache_dir) (nothing the audit reads had changed).
+  returned: success
+  type: bool
+  sample: true
 methods:
   description:
     - Every name found, required or not, with its call sites (C(path:line) relative to O(sglang_root)),
-      which model the sites call it on (C(target), C(draft)), and how the wrapper and the inner class
-      provide it (null when they do not).
+      which model the sites call it on (C(target), C(draft)), its C(status) on the wrapper (C(present),
+      C(missing), C(undetermined)), and how the wrapper and the inner class provide it (null when they do not).
   returned: success
   type: list
   elements: dict
   sample:
     - name: get_embed_and_head
       required: true
+      status: missing
       call_sites: ["srt/speculative/eagle_worker.py:157"]
       called_on: [target]
       wrapper: null
