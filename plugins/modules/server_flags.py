@@ -92,7 +92,7 @@ def main():
             sglang_root=dict(type="path"),
             python=dict(type="path"),
             flags=dict(type="list", elements="str", default=[]),
-            config_keys=dict(type="list", elements="str", default=[]),
+            config_keys=dict(type="list", elements="str", default=[], no_log=False),
         ),
         mutually_exclusive=[("sglang_root", "python")],
         required_one_of=[("sglang_root", "python")],

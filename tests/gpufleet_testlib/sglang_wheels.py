@@ -15,22 +15,22 @@ import zipfile
 CACHE = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gpufleet-sglang"), "wheels")
 
-# The test hosts and the fixtures use CPython 3.11 on x86_64 Linux (Debian 12), so the
-# platform wheels of newer releases are fetched for that interpreter.
-PIP_TARGET = ["--python-version", "3.11", "--only-binary=:all:", "--no-deps"]
+# The fixtures and the Debian 12 test hosts use CPython 3.11 on x86_64 Linux; the Debian 13 hosts
+# CPython 3.13. Releases from 0.5.2x ship platform wheels, one per interpreter.
+PIP_TARGET = ["--only-binary=:all:", "--no-deps"]
 
 
-def wheel_path(version):
-    """Path of the sglang==version wheel, downloading it into the cache when missing."""
-    pattern = os.path.join(CACHE, "sglang-%s-*.whl" % version)
-    found = glob.glob(pattern)
+def wheel_path(version, python="3.11"):
+    """Path of the sglang==version wheel for CPython ``python``, downloading it into the cache when missing."""
+    tags = ("-py3-none-any.whl", "-cp%s-" % python.replace(".", ""))
+    found = [p for p in glob.glob(os.path.join(CACHE, "sglang-%s-*.whl" % version)) if any(t in p for t in tags)]
     if not found:
         os.makedirs(CACHE, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check"]
-                       + PIP_TARGET + ["-d", CACHE, "sglang==%s" % version], check=True)
-        found = glob.glob(pattern)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check",
+                        "--python-version", python] + PIP_TARGET + ["-d", CACHE, "sglang==%s" % version], check=True)
+        found = [p for p in glob.glob(os.path.join(CACHE, "sglang-%s-*.whl" % version)) if any(t in p for t in tags)]
     if not found:
-        raise RuntimeError("pip download did not produce %s" % pattern)
+        raise RuntimeError("pip download did not produce a wheel of sglang %s for CPython %s" % (version, python))
     return found[0]
 
 
@@ -42,14 +42,16 @@ def extract(version, dest):
     return os.path.join(dest, "sglang")
 
 
-def wheelhouse(version):
-    """A directory holding only the sglang==version wheel, for gpufleet.sglang.install's sglang_wheelhouse."""
-    wheel = wheel_path(version)
+def wheelhouse(version, pythons=("3.11", "3.13")):
+    """A directory holding only the sglang==version wheels for the test hosts' interpreters, for
+    gpufleet.sglang.install's sglang_wheelhouse."""
     directory = os.path.join(os.path.dirname(CACHE), "wheelhouse-" + version)
     os.makedirs(directory, exist_ok=True)
-    target = os.path.join(directory, os.path.basename(wheel))
-    if not os.path.exists(target):
-        shutil.copy2(wheel, target)
+    for python in pythons:
+        wheel = wheel_path(version, python)
+        target = os.path.join(directory, os.path.basename(wheel))
+        if not os.path.exists(target):
+            shutil.copy2(wheel, target)
     return directory
 
 

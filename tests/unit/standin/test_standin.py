@@ -54,8 +54,8 @@ def test_fixed_release_serves_the_api(pristine_trees, models, version):
     """0.5.10 declares its flags with add_argument, 0.5.23 mostly as fields of srt/arg_groups/fields/."""
     target, draft = models
     port = free_port()
-    proc = launch(pristine_trees[version], eagle_args(target, draft, port, "--served-model-name", "kimi-k2.5",
-                                                       "--api-key", "s3cret"),
+    args = eagle_args(target, draft, port, "--served-model-name", "kimi-k2.5", "--api-key", "s3cret")
+    proc = launch(pristine_trees[version], args,
                   env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"})
     try:
         assert get(port, "/health") == (200, b"")
