@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench bench-rollout bench-settings build clean
+.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench sweep bench-rollout bench-settings build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -43,6 +43,9 @@ demo-down:        ## remove the demo fleet
 
 bench: setup      ## performance figures (bench/)
 	PYTHONPATH=tests:.collections python bench/audit.py
+
+sweep: setup      ## audit every wrapper of every SGLang release on PyPI from 0.5.8 on (downloads each wheel once)
+	PYTHONPATH=tests:.collections python bench/sweep_releases.py
 
 bench-rollout: setup image  ## draft upgrade downtime, this collection's flow against a naive one (demo fleet)
 	PYTHONPATH=tests:.collections python bench/rollout.py
