@@ -7,7 +7,8 @@ SGLang declares them two ways, and a release may use both:
 
 - ``parser.add_argument("--flag", ...)`` calls in ``srt/server_args.py`` (``add_cli_args``): every
   release up to 0.5.1x, and the few dynamic or deprecated flags of later ones;
-- annotated fields of the records in ``srt/arg_groups/fields/*.py`` (0.5.2x):
+- annotated fields: of the ``ServerArgs`` dataclass in ``srt/server_args.py`` (0.5.14 to 0.5.1x),
+  then of the records in ``srt/arg_groups/fields/*.py`` (0.5.2x):
   ``name: A[T, "help"]`` or ``name: A[T, Arg(cli_name=..., aliases=[...], no_cli=..., action=...)]``,
   which ``add_cli_args_from_dataclass`` turns into ``--name-with-dashes`` (a ``bool`` is a
   ``store_true`` flag, a ``List[...]`` takes several values, ``no_cli=True`` has no flag).
@@ -132,7 +133,8 @@ def read_flags(sglang_root):
     Raises ValueError when the source has no ``--model-path`` either way (not a launch_server
     this reader understands), rather than calling every flag unknown.
     """
-    flags, sources = {}, [_add_argument_flags(_parse(os.path.join(sglang_root, SERVER_ARGS)))]
+    server_args = _parse(os.path.join(sglang_root, SERVER_ARGS))
+    flags, sources = {}, [_add_argument_flags(server_args), _field_flags(server_args)]
     fields = os.path.join(sglang_root, FIELDS_DIR)
     if os.path.isdir(fields):
         sources.extend(_field_flags(_parse(os.path.join(fields, name)))

@@ -13,7 +13,7 @@ version_added: 0.2.0
 description:
   - Reads the flags the installed C(sglang) accepts from its source, without importing it, the two ways
     SGLang declares them - C(add_argument) calls in C(srt/server_args.py) (every release) and the
-    annotated fields of C(srt/arg_groups/fields/) (0.5.2x).
+    annotated fields of C(ServerArgs) (0.5.14 to 0.5.1x) or of C(srt/arg_groups/fields/) (0.5.2x).
   - Fails, naming each flag and the release, when O(flags) or O(config_keys) has one this release does not
     know; a server started with it would exit at once (argparse's C(unrecognized arguments)) and
     C(Restart=on-failure) would loop.

@@ -60,6 +60,23 @@ def test_fields_and_add_argument_read_by_ast(tmp_path):
     assert unknown(flags, ["--model-path", "/m", "--tp-size=8", "--gone", "x", "--gone", "--config", "c"]) == ["--gone"]
 
 
+def test_fields_of_server_args_itself_are_read(tmp_path):
+    """0.5.14 to 0.5.1x: the annotated fields sit in the ServerArgs dataclass of srt/server_args.py."""
+    (tmp_path / "srt").mkdir()
+    (tmp_path / "srt/server_args.py").write_text(textwrap.dedent("""
+        @dataclasses.dataclass
+        class ServerArgs:
+            model_path: A[str, Arg(help="The model.", aliases=["--model"])]
+            enable_metrics: A[bool, "Metrics."] = False
+            def add_cli_args(parser):
+                add_cli_args_from_dataclass(parser, ServerArgs)
+                parser.add_argument("--config", type=str)
+        """))
+    flags = read_flags(str(tmp_path))
+    assert sorted(flags) == ["--config", "--enable-metrics", "--model", "--model-path"]
+    assert flags["--enable-metrics"].valueless and flags["--model"] is flags["--model-path"]
+
+
 def test_a_source_without_model_path_is_refused(tmp_path):
     (tmp_path / "srt").mkdir()
     (tmp_path / "srt/server_args.py").write_text("def add_cli_args(parser):\n    build(parser)\n")
