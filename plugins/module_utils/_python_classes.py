@@ -639,20 +639,28 @@ class SourceIndex(object):
             resolution.undetermined.append(Undetermined("%s is %s without a default" % (name, kind), site))
             return
         for value in values:
-            if not called:
-                self._follow(value, func, owner, wrapper, resolution, depth + 1)
-            elif isinstance(value, ast.Name) and _assigned_in(func, value.id):
-                self._follow_local(value.id, func, owner, wrapper, resolution, depth + 1, site, called=True)
-            elif isinstance(value, (ast.Name, ast.Attribute)) and self.resolve(ast.unparse(value), owner.path):
-                resolution.add(self.resolve(ast.unparse(value), owner.path))
-            elif isinstance(value, ast.Subscript) or (
-                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
-                resolution.undetermined.append(Undetermined(
-                    "the class is chosen at run time from a registry (%s = %s)" % (name, ast.unparse(value)),
-                    _site(owner.path, value)))
+            if called:
+                self._follow_class(name, value, value, func, owner, wrapper, resolution, depth, site)
             else:
-                resolution.undetermined.append(Undetermined(
-                    "the class is chosen at run time (%s = %s)" % (name, ast.unparse(value)), _site(owner.path, value)))
+                self._follow(value, func, owner, wrapper, resolution, depth + 1)
+
+    def _follow_class(self, name, value, whole, func, owner, wrapper, resolution, depth, site):
+        """Add the class a local ``name`` (assigned ``whole``; ``value`` is the part followed) names when called."""
+        if isinstance(value, ast.IfExp):
+            for branch in (value.body, value.orelse):
+                self._follow_class(name, branch, whole, func, owner, wrapper, resolution, depth, site)
+        elif isinstance(value, ast.Name) and _assigned_in(func, value.id):
+            self._follow_local(value.id, func, owner, wrapper, resolution, depth + 1, site, called=True)
+        elif isinstance(value, (ast.Name, ast.Attribute)) and self.resolve(ast.unparse(value), owner.path):
+            resolution.add(self.resolve(ast.unparse(value), owner.path))
+        elif isinstance(value, ast.Subscript) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
+            resolution.undetermined.append(Undetermined(
+                "the class is chosen at run time from a registry (%s = %s)" % (name, ast.unparse(whole)),
+                _site(owner.path, whole)))
+        else:
+            resolution.undetermined.append(Undetermined(
+                "the class is chosen at run time (%s = %s)" % (name, ast.unparse(whole)), _site(owner.path, whole)))
 
     def _follow_returns(self, function, owner, wrapper, resolution, depth):
         returns = sorted((node for node in _own_nodes(function) if isinstance(node, ast.Return)),

@@ -327,3 +327,11 @@ def test_059_mistral3_forwards_to_its_inner_llava(pristine_trees):
     result = audit(pristine_trees["0.5.9"], "mistral", class_name="Mistral3ForConditionalGeneration")
     assert result["inner_attr"] == "inner" and result["inner_class"] == ["LlavaForConditionalGeneration"]
     assert result["missing"] == EAGLE3 and result["delegatable"] == []
+
+
+def test_0523_minicpmv4_7_builds_its_llm_in_a_grandparent_init_from_a_conditional_class(pristine_trees):
+    """MiniCPMV4_7 -> MiniCPMV4_6 -> MiniCPMBaseModel.__init__ calls self.init_llm, which 4_6 overrides:
+    llm_cls = Qwen3_5MoeForCausalLM if ... else Qwen3_5ForCausalLM; return llm_cls(...)."""
+    result = audit(pristine_trees["0.5.23"], "minicpmv", class_name="MiniCPMV4_7")
+    assert result["inner_attr"] == "llm" and result["undetermined"] == []
+    assert result["inner_class"] == ["Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM"]
