@@ -52,8 +52,15 @@ def test_shorter_draft_context_without_preflight_fails_with_sglangs_message(host
                     "context_length (131072)")
 
 
-def test_unknown_extra_flag(host):
+def test_unknown_extra_flag_stops_in_preflight(host):
     run = run_negative("flag", '{"sglang_extra_args": {"no-such-flag": "1"}}')
+    assert run.returncode != 0, str(run)
+    assert run.says("SGLang 0.5.9 does not know --no-such-flag on the command line: a server started with it "
+                    "would exit at once.")
+
+
+def test_unknown_extra_flag_without_preflight_fails_with_argparses_message(host):
+    run = run_negative("flag-no-preflight", '{"sglang_extra_args": {"no-such-flag": "1"}, "sglang_preflight": false}')
     assert run.returncode != 0, str(run)
     assert run.says("unrecognized arguments: --no-such-flag 1")
 

@@ -53,8 +53,8 @@ def test_the_newest_release_installs_beside_the_live_one_with_the_cuda13_lane(ne
     run = run_playbook(DEPLOY, os.environ["MOLECULE_INVENTORY_FILE"], [newest])
     assert run.returncode == 0, str(run)
     for name in SERVERS:
-        pip = run.result("Install SGLang", name)
-        assert "--extra-index-url %s" % TORCH_CU130 in pip["cmd"] and "sglang==0.5.23" in pip["cmd"]
+        pip = " ".join(run.result("Install SGLang", name)["cmd"])
+        assert "--extra-index-url %s" % TORCH_CU130 in pip and "sglang==0.5.23" in pip
         assert "/opt/sglang/venvs/sglang-0.5.9/" in exec_start(name)  # the live server is untouched
 
 
@@ -91,11 +91,7 @@ def test_site_yml_rolls_the_fleet_to_the_newest_release_one_server_at_a_time(new
     # 0.5.23's Kimi-K2.5 wrapper has the EAGLE-3 methods: nothing to patch.
     assert not any(result.get("changed") for task, _host, result in run.results()
                    if "Delegate every missing EAGLE-3 method" in task)
-
-
-def test_a_repeated_audit_of_an_unchanged_tree_comes_from_the_cache(newest):
-    run = run_in_scenario(SITE, [newest], args=["--check"])
-    assert run.returncode == 0, str(run)
+    # The run before (stopped in preflight) audited this tree: every audit of this one is a cache hit.
     audits = [result for task, _host, result in run.results()
-              if task.startswith("Audit the installed SGLang") and "cached" in result]
-    assert audits and all(result["cached"] for result in audits)
+              if "Audit the installed SGLang" in task and "cached" in result]
+    assert len(audits) == 3 * len(SERVERS) and all(result["cached"] for result in audits)
