@@ -95,6 +95,7 @@ def _is_property(func):
 
 
 def find_method(class_node, name):
+    """The function ``name`` defined in the body of a class (or of a module), or None."""
     for stmt in class_node.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
             return stmt
@@ -223,13 +224,6 @@ def _local_values(func, name):
 
 def _assigned_in(func, name):
     return bool(_local_values(func, name)) or name in _parameters(func)
-
-
-def _module_function(tree, name):
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
 
 
 def _forwarded_attribute(func):
@@ -611,7 +605,7 @@ class SourceIndex(object):
                 resolution.undetermined.append(Undetermined("%s looks a name up at run time" % text, site))
                 return
             found = self.resolve(name, owner.path) or self._search_siblings(name, owner.path)
-            function = _module_function(self.parse(owner.path), name)
+            function = find_method(self.parse(owner.path), name)  # a module-level function
             if found is not None:
                 resolution.add(found)
             elif function is not None:

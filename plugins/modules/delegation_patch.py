@@ -59,15 +59,6 @@ options:
     description: Keep a timestamped copy of the file (same owner and mode) before changing it.
     type: bool
     default: false
-  cache_dir:
-    description:
-      - With O(methods=auto), where audit results are kept (root-owned, mode 0700), each valid while every file the audit read is
-        unchanged (inode, size and mtime of each, and of each directory it listed) and keyed by the query and
-        the audit's own code, so that a collection upgrade never reads a stale verdict.
-      - An entry or directory that another user owns, or that others can write, is ignored.
-      - An empty string audits every time and writes nothing. Check mode reads the cache but does not write it.
-    type: path
-    default: /var/cache/gpufleet-sglang/audit
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying the target.
@@ -77,6 +68,8 @@ attributes:
     description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
     details: Shows a unified diff of the file.
+extends_documentation_fragment:
+  - gpufleet.sglang._audit_cache
 seealso:
   - module: gpufleet.sglang.eagle3_audit
 """

@@ -60,16 +60,8 @@ options:
         to, else C(model) when it holds a C(*For*) class.
     type: str
     default: language_model
-  cache_dir:
-    description:
-      - Where audit results are kept (root-owned, mode 0700), each valid while every file the audit read is
-        unchanged (inode, size and mtime of each, and of each directory it listed) and keyed by the query and
-        the audit's own code, so that a collection upgrade never reads a stale verdict.
-      - An entry or directory that another user owns, or that others can write, is ignored.
-      - An empty string audits every time and writes nothing. Check mode reads the cache but does not write it.
-    type: path
-    default: /var/cache/gpufleet-sglang/audit
 extends_documentation_fragment:
+  - gpufleet.sglang._audit_cache
   - gpufleet.sglang._read_only
 notes:
   - The audit reads the source on the managed host; it never imports C(sglang) or C(torch).
