@@ -579,7 +579,7 @@ class SourceIndex(object):
             resolution.undetermined.append(Undetermined("%s is built through too many calls to follow" % text, site))
         elif isinstance(node, ast.Constant) and node.value is None:
             return
-        elif isinstance(node, (ast.IfExp,)):
+        elif isinstance(node, ast.IfExp):
             for branch in (node.body, node.orelse):
                 self._follow(branch, func, owner, wrapper, resolution, depth + 1)
         elif isinstance(node, ast.Name):
@@ -620,6 +620,9 @@ class SourceIndex(object):
     def _follow_local(self, name, func, owner, wrapper, resolution, depth, site, called=False):
         """Follow a local variable to what it is assigned (a parameter to what the caller passed, or
         its default), or say why that does not tell."""
+        if depth > 12:
+            resolution.undetermined.append(Undetermined("%s is assigned through too many names to follow" % name, site))
+            return
         values = _local_values(func, name)
         if not values and name in _parameters(func):
             passed = _passed_argument(func, name, resolution.callers.get(id(func)))

@@ -335,3 +335,18 @@ def test_0523_minicpmv4_7_builds_its_llm_in_a_grandparent_init_from_a_conditiona
     result = audit(pristine_trees["0.5.23"], "minicpmv", class_name="MiniCPMV4_7")
     assert result["inner_attr"] == "llm" and result["undetermined"] == []
     assert result["inner_class"] == ["Qwen3_5MoeForCausalLM", "Qwen3_5ForCausalLM"]
+
+
+def test_a_name_assigned_in_a_circle_ends_undetermined(tmp_path):
+    root = tree(tmp_path, {"wrap.py": """
+        from torch import nn
+        class Wrapper(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                a = b
+                b = a
+                self.language_model = a(config)
+        EntryClass = Wrapper
+        """})
+    [entry] = audit(root, "wrap")["undetermined"]
+    assert entry["reason"].endswith("is assigned through too many names to follow")
