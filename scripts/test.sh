@@ -32,7 +32,7 @@ step docs bash scripts/check-docs.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
-step molecule molecule test --all
+step molecule bash scripts/molecule-all.sh
 
 printf '\n==> summary\n'
 printf '  %s\n' "${results[@]}"
