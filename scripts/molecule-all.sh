@@ -5,7 +5,7 @@
 # scenario runs even when one fails; the exit status is non-zero if any failed. The upgrade lane's
 # output is printed after the other lane's, in one piece.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 long=upgrade
 long_log="$(mktemp)"
