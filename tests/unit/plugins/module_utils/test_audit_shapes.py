@@ -6,13 +6,13 @@ called on the target from srt/speculative/eagle_worker.py, as in 0.5.9.
 
 import os
 import re
-import textwrap
 
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit
 from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import plan_patch
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError, SourceIndex
+from gpufleet_testlib.source_tree import write_tree
 
 EAGLE3 = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]
 
@@ -45,10 +45,7 @@ def tree(tmp_path, models, extra=None):
              "srt/speculative/eagle_worker.py": WORKER, "srt/models/causal.py": CAUSAL_LM}
     files.update(("srt/models/" + name, text) for name, text in models.items())
     files.update(extra or {})
-    for relpath, text in files.items():
-        path = tmp_path / "sglang" / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    write_tree(tmp_path / "sglang", files)
     return str(tmp_path / "sglang")
 
 

@@ -1,13 +1,13 @@
 """The EAGLE-3 audit on the real sources of released SGLang wheels."""
 
 import os
-import textwrap
 
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _eagle3_audit as eagle3_audit
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import SourceError
 from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import PackageError
+from gpufleet_testlib.source_tree import write_tree
 
 EAGLE3 = ["get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head"]
 
@@ -130,13 +130,6 @@ def test_unknown_class_and_inner_attr(pristine_trees):
         eagle3_audit.audit(pristine_trees["0.5.9"], class_name="NoSuchClass")
     with pytest.raises(SourceError, match="never assigns self.text_model"):
         eagle3_audit.audit(pristine_trees["0.5.9"], inner_attr="text_model")
-
-
-def write_tree(root, files):
-    for relpath, text in files.items():
-        path = root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
 
 
 def test_scan_classifies_calls_probes_and_model_side(tmp_path):
