@@ -270,14 +270,13 @@ class Auditor(object):
                                   % (wrapper.name, ", self.".join(INNER_ATTR_CANDIDATES)))
         inner = self.index.attribute_classes(wrapper, inner_attr)
         undetermined = _Undetermined(self.relative)
-        undetermined.add(inner.undetermined, [])
 
+        settled = bool(inner.classes) and not inner.undetermined
         methods = []
         for name in sorted(self.sites):
             on_wrapper, unknown = self.index.lookup(wrapper, name)
             undetermined.add(unknown, [name] if self.required[name] else [])
             on_inner = [self.index.provides(cls, name) for cls in inner.classes]
-            settled = bool(inner.classes) and not inner.undetermined
             methods.append({
                 "name": name,
                 "required": self.required[name],
@@ -287,15 +286,12 @@ class Auditor(object):
                 "wrapper": on_wrapper.as_dict(on_wrapper.owner != wrapper.name) if on_wrapper else None,
                 "inner": (on_inner[0].as_dict(on_inner[0].owner != inner.classes[0].name)
                           if settled and all(on_inner) else None),
-                "inner_settled": settled,
             })
 
         required = [m for m in methods if m["required"]]
         missing = [m for m in required if m["status"] == "missing"]
-        if inner.undetermined:
-            undetermined.name_all(inner.undetermined, [m["name"] for m in missing])
-        for entry in methods:
-            del entry["inner_settled"]
+        # An undetermined inner class leaves open whether the missing names can be delegated.
+        undetermined.add(inner.undetermined, [m["name"] for m in missing])
         return {
             "sglang_root": self.root,
             "sglang_version": self.version,
@@ -355,9 +351,6 @@ class _Undetermined(object):
         for item in items:
             entry = self._entry(item)
             entry["names"] = sorted(set(entry["names"]) | set(names))
-
-    def name_all(self, items, names):
-        self.add(items, names)
 
 
 def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR):

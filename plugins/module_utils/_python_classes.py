@@ -161,9 +161,6 @@ class Undetermined(object):
         self.reason = reason
         self.site = site
 
-    def as_dict(self):
-        return {"reason": self.reason, "site": self.site}
-
 
 class Resolution(object):
     """The classes an attribute may be built from, and what the source leaves undetermined."""
@@ -531,13 +528,6 @@ class SourceIndex(object):
                 position = max(named[0], position)
         return found
 
-    def inner_attribute(self, info, candidates):
-        """The first of ``candidates`` that constructing ``info`` assigns, or None."""
-        for attribute in candidates:
-            if self.init_assignments(info, attribute):
-                return attribute
-        return None
-
     def attribute_classes(self, info, attribute):
         """The classes ``self.<attribute>`` may be built from when ``info`` is constructed (a Resolution).
 
@@ -588,11 +578,11 @@ class SourceIndex(object):
             resolution.undetermined.append(Undetermined("self attribute is set from %s, not a call" % text, site))
         elif _is_self_attribute(node.func):
             method, defined_in = self._method(wrapper, node.func.attr)
-            value, value_in = self._class_attribute(wrapper, node.func.attr)
+            named = None if method is not None else self._class_attribute_class(wrapper, node.func.attr)
             if method is not None:
                 self._follow_returns(method, defined_in, wrapper, resolution, depth)
-            elif value is not None and self.resolve(ast.unparse(value), value_in.path):
-                resolution.add(self.resolve(ast.unparse(value), value_in.path))
+            elif named is not None:
+                resolution.add(named)
             else:
                 resolution.undetermined.append(Undetermined(
                     "%s calls something %s does not define as a method or class in the source"
@@ -670,13 +660,13 @@ class SourceIndex(object):
             if value is not None:
                 self._follow(value, function, owner, wrapper, resolution, depth + 1)
 
-    def _class_attribute(self, info, name):
-        """(value node, defining ClassInfo) of ``name = value`` in a class body along the MRO, or (None, None)."""
+    def _class_attribute_class(self, info, name):
+        """The class that ``name = SomeClass`` in a class body along the MRO names, or None."""
         for cls in self.mro(info):
             for stmt in cls.node.body:
                 if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
-                    return stmt.value, cls
-        return None, None
+                    return self.resolve(ast.unparse(stmt.value), cls.path)
+        return None
 
     def _method(self, info, name):
         """(FunctionDef, defining ClassInfo) of a method along ``info``'s MRO, or (None, None)."""
