@@ -12,6 +12,7 @@ directory and the entry belong to the user running the audit and nobody else can
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -27,8 +28,10 @@ DEFAULT_DIR = "/var/cache/gpufleet-sglang/audit"
 _CODE = ("_eagle3_audit", "_python_classes", "_audit_cache", "_sglang_package")
 
 
+@functools.lru_cache(maxsize=None)
 def code_version():
-    """A hash of the audit's own source (read through the import system, so it works from AnsiballZ too)."""
+    """A hash of the audit's own source (read through the import system, so it works from AnsiballZ too);
+    read once per process, not on every cache lookup and store."""
     digest = hashlib.sha256()
     package = __name__.rsplit(".", 1)[0]
     for name in _CODE:
