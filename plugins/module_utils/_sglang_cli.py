@@ -46,11 +46,11 @@ def _constant(node):
 
 
 def _is_valueless(action):
-    """Whether an argparse action (a string, or an Action class named in the source) takes no value."""
+    """Whether an argparse ``action=`` node (a string, or an Action class named in the source) takes no value."""
     if action is None:
         return False
-    if isinstance(action, str):
-        return action in VALUELESS_ACTIONS
+    if isinstance(action, ast.Constant):
+        return action.value in VALUELESS_ACTIONS
     name = ast.unparse(action)
     return any(word in name for word in ("StoreTrue", "StoreFalse", "StoreConst", "Count"))
 
@@ -67,7 +67,7 @@ def _add_argument_flags(tree):
         keywords = dict((k.arg, k.value) for k in node.keywords if k.arg)
         action = keywords.get("action")
         dest = _constant(keywords.get("dest")) or names[0].lstrip("-").replace("-", "_")
-        yield Flag(names, dest, _is_valueless(_constant(action) if isinstance(action, ast.Constant) else action),
+        yield Flag(names, dest, _is_valueless(action),
                    _constant(keywords.get("nargs")))
 
 
@@ -101,7 +101,7 @@ def _field_flag(name, annotation):
     type_name = ast.unparse(inner.value if isinstance(inner, ast.Subscript) else inner)
     action = options.get("action")
     if action is not None:
-        return Flag(names, name, _is_valueless(_constant(action) if isinstance(action, ast.Constant) else action),
+        return Flag(names, name, _is_valueless(action),
                     _constant(options.get("nargs")))
     if type_name == "bool":
         return Flag(names, name, valueless=True)
