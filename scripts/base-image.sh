@@ -8,7 +8,7 @@
 set -euo pipefail
 
 declare -A DEBIAN_VERSION=([bookworm]=12 [trixie]=13)
-PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,sudo,procps,iproute2,ca-certificates,gnupg,curl
+PACKAGES=systemd,systemd-sysv,dbus,python3,python3-apt,python3-venv,sudo,openssh-server,procps,iproute2,ca-certificates,gnupg,curl
 # Units that have nothing to do inside a container and only slow its boot.
 MASKED_UNITS="systemd-udevd.service systemd-udev-trigger.service getty.target console-getty.service \
 systemd-remount-fs.service dev-hugepages.mount sys-fs-fuse-connections.mount apt-daily.timer apt-daily-upgrade.timer"
@@ -62,6 +62,8 @@ SOURCES
         ln -sf /dev/null "$rootfs/etc/systemd/system/$unit"
     done
     : >"$rootfs/etc/machine-id"
+    # Host keys are made in each container (scripts/ssh-login.sh), not shared by every one.
+    rm -f "$rootfs"/etc/ssh/ssh_host_*
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
     # No package lists are shipped: date their folder to the epoch so that apt's cache_valid_time
     # sees a stale cache and updates it, as it would on a real host that was never updated.
