@@ -25,6 +25,8 @@ else
 fi
 chmod 0440 "/etc/sudoers.d/$user"
 visudo -cq
+# sshd failed at boot without host keys (and may have hit its start limit): start it afresh.
+systemctl reset-failed ssh.service 2>/dev/null || true
 systemctl enable --now ssh.service >/dev/null 2>&1
 for _ in $(seq 1 50); do
     if systemctl is-active --quiet ssh.service; then
