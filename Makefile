@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench sweep bench-rollout bench-settings build clean
+.PHONY: setup engine image test lint docs sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-scale ee build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -52,6 +52,15 @@ bench-rollout: setup image  ## draft upgrade downtime, this collection's flow ag
 
 bench-settings: setup image  ## a one-setting change, batched restarts against the all-at-once flow before (demo fleet)
 	PYTHONPATH=tests:.collections python bench/settings_change.py
+
+bench-noop: setup image  ## a no-op site.yml against Ansible's floor (gather facts + ping), on the demo fleet over SSH
+	python bench/noop.py
+
+bench-scale: setup image  ## no-op site.yml and a draft rollout at 3, 10 and 30 hosts over SSH, two forks, Mitogen beside the default
+	PYTHONPATH=tests:.collections python bench/scale.py
+
+ee: setup image   ## the execution environment (execution-environment.yml) with ansible-builder
+	bash scripts/ee.sh build
 
 build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force

@@ -29,7 +29,8 @@ from gpufleet_testlib.traffic import ClientLoad, WorkerWatch
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 KEY = "gpufleet-demo-key"            # inventories/demo/group_vars/all.yml
 ADMIN_KEY = "gpufleet-demo-admin"    # inventories/demo/group_vars/sglang_routers.yml
-WORKERS = ["http://%s:30000" % name for name in HOSTS]
+# The routers register the servers by ansible_host (inventories/demo/hosts.yml).
+WORKERS = ["http://10.213.0.1%d:30000" % index for index in (1, 2, 3)]
 
 
 def playbook(path, *extra):

@@ -49,8 +49,10 @@ if [ ! -x "$galaxy_venv/bin/python" ] || [ "$(cat "$galaxy_stamp" 2>/dev/null)" 
 fi
 
 # ansible-test sanity runs shellcheck on the scripts when it is installed; the stand-in CUDA
-# repository (tests/standin/nvidia_repo) is signed with gpg.
+# repository (tests/standin/nvidia_repo) is signed with gpg; the controller reaches the test and
+# demo hosts with ssh and makes their keys with ssh-keygen.
 missing=""
+command -v ssh-keygen >/dev/null 2>&1 || missing="$missing openssh-client"
 command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
 command -v gpg >/dev/null 2>&1 || missing="$missing gnupg"
 if [ -n "$missing" ] && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,5 +1,7 @@
 """The harness: systemd is PID 1 and healthy, python3 is there, the converge ran."""
 
+testinfra_hosts = ["gpufleet-default-1", "gpufleet-default-2"]
+
 
 def test_systemd_is_running(host):
     state = host.run("systemctl is-system-running").stdout.strip()

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+testinfra_hosts = ["gpufleet-patch-1"]
 VENV_PYTHON = "/opt/sglang/venv/bin/python"
 BEGIN = "# BEGIN gpufleet.sglang delegation_patch"
 EAGLE3 = ("get_embed_and_head", "set_eagle3_layers_to_capture", "set_embed_and_head")

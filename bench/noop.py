@@ -1,0 +1,99 @@
+"""A no-op playbooks/site.yml against Ansible's own floor, on the same hosts over the same connection.
+
+    make bench-noop    (or: python bench/noop.py [--inventory inventories/demo] [--runs 3] [--forks 10])
+
+The fleet must have converged already (`make demo` does it for the demo fleet, over SSH as the
+deploy user with sudo, pipelining and ControlPersist). Each round runs the floor (bench/floor.yml:
+gather facts, one ansible.builtin.ping) and then site.yml, side by side, so that both see the same
+load on this shared machine. Per playbook: wall time, the controller's CPU time (ansible-playbook and
+the processes it waited for), the tasks each host ran and skipped (from the ansible.posix.json
+callback), CPU seconds per host-task; the median of --runs rounds with the spread (min-max), and the
+site/floor ratio. A site.yml run that changes anything is not a no-op: the bench stops and says so.
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(playbook, inventory, forks, extra_env=None, extra_args=()):
+    """One ansible-playbook run: wall s, controller CPU s, and per-host (ran, skipped, changed) counts."""
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
+               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", **(extra_env or {}))
+    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", inventory, "--forks", str(forks), playbook]
+    command += list(extra_args)
+    cpu, start = children_cpu(), time.monotonic()
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    wall, cpu = time.monotonic() - start, children_cpu() - cpu
+    try:
+        report = json.loads(result.stdout)
+    except ValueError:
+        report = {}
+    if result.returncode != 0 or not report:
+        sys.exit("%s failed (rc %d):\n%s" % (playbook, result.returncode, (result.stderr or result.stdout)[-3000:]))
+    return wall, cpu, task_counts(report)
+
+
+def task_counts(report):
+    """{host: {"ran": n, "skipped": n, "changed": n}} over every task of every play."""
+    counts = {}
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            for host, result in task["hosts"].items():
+                row = counts.setdefault(host, {"ran": 0, "skipped": 0, "changed": 0})
+                row["skipped" if result.get("skipped") else "ran"] += 1
+                row["changed"] += bool(result.get("changed"))
+    return counts
+
+
+def spread(values, fmt="%.2f"):
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
+
+
+def summary(name, rounds):
+    walls = [wall for wall, _cpu, _counts in rounds]
+    cpus = [cpu for _wall, cpu, _counts in rounds]
+    counts = rounds[-1][2]
+    host_tasks = sum(row["ran"] + row["skipped"] for row in counts.values())
+    per_host = sorted(set((row["ran"], row["skipped"]) for row in counts.values()))
+    print("%-8s wall %s s   controller CPU %s s   %d hosts, tasks per host (ran+skipped): %s   "
+          "CPU per host-task %s ms" % (
+              name, spread(walls), spread(cpus), len(counts), ", ".join("%d+%d" % pair for pair in per_host),
+              spread([1000.0 * cpu / host_tasks for cpu in cpus], "%.1f")))
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--inventory", default="inventories/demo")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--forks", type=int, default=10)
+    args = parser.parse_args()
+    floor, site = [], []
+    for index in range(args.runs):
+        floor.append(run("bench/floor.yml", args.inventory, args.forks))
+        site.append(run("playbooks/site.yml", args.inventory, args.forks))
+        changed = dict((host, row["changed"]) for host, row in site[-1][2].items() if row["changed"])
+        if changed:
+            sys.exit("site.yml changed something (changed tasks per host: %s): converge the fleet first" % changed)
+        print("round %d: floor %.1f s, site.yml %.1f s" % (index + 1, floor[-1][0], site[-1][0]), flush=True)
+    print("median of %d rounds (min-max), forks %d, inventory %s:" % (args.runs, args.forks, args.inventory))
+    floor_wall, floor_cpu = summary("floor", floor)
+    site_wall, site_cpu = summary("site.yml", site)
+    print("site.yml / floor: wall %.1fx, controller CPU %.1fx" % (site_wall / floor_wall, site_cpu / floor_cpu))
+
+
+if __name__ == "__main__":
+    main()
