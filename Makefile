@@ -29,8 +29,8 @@ sanity: setup
 units: setup
 	pytest -q tests/unit
 
-molecule: setup image  ## every molecule scenario; the upgrade scenario (the longest) beside the others
-	bash scripts/molecule-all.sh
+molecule: setup image  ## every molecule scenario and the integration tests; the upgrade scenario (the longest) beside the others
+	bash scripts/system-tests.sh
 
 demo: setup image ## start the demo fleet (3 systemd containers), run playbooks/site.yml on it, print the router's URL
 	bash scripts/demo.sh up

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, generated docs, build and Galaxy import, sanity, unit tests,
-# molecule. Every step runs; the script exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
+# The whole test suite: lint, generated docs, build and Galaxy import, sanity, unit tests, then
+# molecule and the integration tests (system). Every step runs; the script exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +32,7 @@ step docs bash scripts/check-docs.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
-step molecule bash scripts/molecule-all.sh
+step system bash scripts/system-tests.sh
 
 printf '\n==> summary\n'
 printf '  %s\n' "${results[@]}"
