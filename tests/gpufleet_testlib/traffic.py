@@ -101,6 +101,10 @@ class WorkerWatch(threading.Thread):
     def fewest_registered(self):
         return min(len(urls) for _moment, urls in self.samples if urls is not None)
 
+    def seen(self, url):
+        """Whether the worker was registered at some sample (out_time of a URL never registered is the whole watch)."""
+        return any(sample[1] is not None and url in sample[1] for sample in self.samples)
+
     def out_time(self, url):
         """Seconds the worker was not registered."""
         return sum(later[0] - sample[0] for sample, later in zip(self.samples, self.samples[1:])

@@ -91,7 +91,7 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     assert load.failed == []
     assert load.servers == set("%s:30000" % name for name in SERVERS)  # every server was seen serving
     assert watch.fewest_registered() == 2  # never more than one out of the router
-    assert all(watch.out_time(url) > 0 for url in WORKERS)  # each one did leave it
+    assert all(watch.seen(url) and watch.out_time(url) > 0 for url in WORKERS)  # each one was in it and left it
     assert len(drain_waits(run)) == 3  # every server was drained before it stopped
     assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
 

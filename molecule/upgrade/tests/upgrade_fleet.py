@@ -13,7 +13,8 @@ from gpufleet_testlib.traffic import registered
 
 SERVERS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
 ROUTER = "gpufleet-upgrade-router"
-WORKERS = ["http://%s:30000" % name for name in SERVERS]
+# The routers register a server by its ansible_host: the fixed address molecule.yml gives it.
+WORKERS = ["http://10.213.5.%d:30000" % number for number in (11, 12, 13)]
 API_KEY = "molecule-upgrade-key-7d21"
 ADMIN_KEY = "molecule-router-admin-5e02"
 UNIT = "sglang-kimi-k25.service"
