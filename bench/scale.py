@@ -19,6 +19,7 @@ with its error, and the other measurements go on.
 
 import argparse
 import collections
+import itertools
 import os
 import statistics
 import subprocess
@@ -131,6 +132,19 @@ def measure(playbook, inventory, forks, strategy, extra=()):
         return str(error).strip().splitlines()[-1][:300] if str(error).strip() else repr(error)
 
 
+def measure_one(playbook, inventory, fork, strategy, draft):
+    """floor (bench/floor.yml), noop (site.yml, which must change nothing) or rollout (to draft, batch 25%)."""
+    if playbook == "floor":
+        return measure("bench/floor.yml", inventory, fork, strategy)
+    if playbook == "rollout":
+        return measure("playbooks/upgrade_draft.yml", inventory, fork, strategy,
+                       ["-e", "sglang_batch=25%", "-e", "sglang_draft_model_path=" + draft])
+    item = measure("playbooks/site.yml", inventory, fork, strategy)
+    if not isinstance(item, str) and any(row["changed"] for row in item[2].values()):
+        return "not a no-op: changed tasks per host %s" % dict((host, row["changed"]) for host, row in item[2].items())
+    return item
+
+
 def spread(values, fmt):
     return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
 
@@ -167,6 +181,13 @@ def report(results):
             print("%-8s forks %-3d %-15s CPU per host-task, %d hosts / %d hosts: %.2fx" % (
                 playbook, forks, strategy, sizes[-1], sizes[0], per_host_task[large] / per_host_task[small]))
     for playbook, size, forks, strategy in keys:
+        floor = ("floor", size, forks, strategy)
+        if playbook == "noop" and floor in per_host_task:
+            print("site.yml no-op / floor %3d hosts forks %-3d %-15s wall %.1fx, controller CPU %.1fx" % (
+                size, forks, strategy, per_host_task[(playbook, size, forks, strategy, "wall")]
+                / per_host_task[floor + ("wall",)], per_host_task[(playbook, size, forks, strategy, "cpu")]
+                / per_host_task[floor + ("cpu",)]))
+    for playbook, size, forks, strategy in keys:
         if strategy == "linear":
             continue
         base = (playbook, size, forks, "linear")
@@ -183,7 +204,9 @@ def main():
     parser.add_argument("--forks", default="5,30")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--strategies", default="linear,mitogen_linear")
-    parser.add_argument("--playbooks", default="noop,rollout")
+    parser.add_argument("--playbooks", default="floor,noop,rollout",
+                        help="floor: bench/floor.yml (facts and a ping); noop: site.yml on the converged fleet; "
+                             "rollout: upgrade_draft.yml at batch 25%%")
     parser.add_argument("--keep", action="store_true", help="leave the fleet running afterwards")
     args = parser.parse_args()
     sizes = sorted(int(size) for size in args.sizes.split(","))
@@ -201,23 +224,18 @@ def main():
             inventory = write_inventory(os.path.join(workdir, "fleet-%d" % size), size, key)
             converge(inventory)
             print("%d hosts converged" % size, flush=True)
-            for playbook in playbooks:
-                for index in range(args.runs):
-                    for fork in forks:
-                        for strategy in strategies:
-                            if playbook == "noop":
-                                item = measure("playbooks/site.yml", inventory, fork, strategy)
-                                if not isinstance(item, str) and any(row["changed"] for row in item[2].values()):
-                                    item = "not a no-op: %s" % dict((h, r["changed"]) for h, r in item[2].items())
-                            else:
-                                draft = DRAFTS[rollouts % 2]
-                                rollouts += 1
-                                item = measure("playbooks/upgrade_draft.yml", inventory, fork, strategy, [
-                                    "-e", "sglang_batch=25%", "-e", "sglang_draft_model_path=" + draft])
-                            results[playbook, size, fork, strategy].append(item)
-                            print("%-8s %2d hosts forks %-3d %-15s round %d: %s" % (
-                                playbook, size, fork, strategy, index + 1,
-                                item if isinstance(item, str) else "%.1f s wall, %.1f s CPU" % item[:2]), flush=True)
+            # The floor and the no-op round by round, side by side; the rollouts after them.
+            phases = [[name for name in playbooks if name != "rollout"]] + [["rollout"]] * ("rollout" in playbooks)
+            for phase in phases:
+                for index, fork, strategy, playbook in itertools.product(range(args.runs), forks, strategies, phase):
+                    draft = None
+                    if playbook == "rollout":
+                        draft, rollouts = DRAFTS[rollouts % 2], rollouts + 1
+                    item = measure_one(playbook, inventory, fork, strategy, draft)
+                    results[playbook, size, fork, strategy].append(item)
+                    print("%-8s %2d hosts forks %-3d %-15s round %d: %s" % (
+                        playbook, size, fork, strategy, index + 1,
+                        item if isinstance(item, str) else "%.1f s wall, %.1f s CPU" % item[:2]), flush=True)
         report(results)
     finally:
         if not args.keep:
