@@ -68,7 +68,7 @@ def start_fleet(size, key):
         login = handle.read()
     for index in range(1, size + 1):
         name = host(index)[0]
-        for _ in range(60):
+        for dummy in range(60):
             state = subprocess.run(["docker", "exec", name, "systemctl", "is-system-running"], capture_output=True,
                                    text=True, check=False).stdout.strip()
             if state in ("running", "degraded"):
@@ -152,8 +152,9 @@ def spread(values, fmt):
 def report(results):
     """One line per (playbook, size, forks, strategy), then the ratios."""
     per_host_task = {}
-    print("\n%-8s %5s %5s %-15s %-22s %-22s %-14s %s" % ("playbook", "hosts", "forks", "strategy", "wall s",
-                                                          "controller CPU s", "tasks/host", "CPU ms per host-task"))
+    columns = ("playbook", "hosts", "forks", "strategy", "wall s", "controller CPU s", "tasks/host",
+               "CPU ms per host-task")
+    print("\n%-8s %5s %5s %-15s %-22s %-22s %-14s %s" % columns)
     for (playbook, size, forks, strategy), rounds in sorted(results.items()):
         failures = [item for item in rounds if isinstance(item, str)]
         if failures:
