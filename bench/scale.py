@@ -50,6 +50,7 @@ def sh(*command, **kwargs):
 
 def start_fleet(size, key):
     """size systemd containers with sshd and the deploy user, and the stand-in CUDA repository."""
+    subprocess.run(["bash", os.path.join(ROOT, "scripts/engine.sh")], check=True)  # and the inotify limit
     subprocess.run(["bash", os.path.join(ROOT, "scripts/base-image.sh"), "bookworm"], check=True)
     subprocess.run([sys.executable, os.path.join(ROOT, "tests/standin/nvidia_repo/build.py")], check=True,
                    env=dict(os.environ, GPUFLEET_CACHE=CACHE))

@@ -7,6 +7,18 @@ log() { printf 'engine: %s\n' "$*" >&2; }
 
 engine_answers() { docker info >/dev/null 2>&1; }
 
+# systemd in each container takes inotify instances from the host's per-user limit (root's, 128 by
+# default): past about 30 systemd containers, new ones hang in their boot ("Failed to create inotify
+# object: Too many open files"). The molecule lanes, the demo and the scale bench's 30 hosts need more.
+inotify_floor=1024
+if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo "$inotify_floor")" -lt "$inotify_floor" ]; then
+    if [ "$(id -u)" -eq 0 ] && sysctl -qw "fs.inotify.max_user_instances=$inotify_floor" 2>/dev/null; then
+        log "raised fs.inotify.max_user_instances to $inotify_floor"
+    else
+        log "fs.inotify.max_user_instances is below $inotify_floor: many systemd containers may hang at boot"
+    fi
+fi
+
 if engine_answers; then
     log "a Docker engine already answers; leaving it alone"
     exit 0
