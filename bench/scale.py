@@ -210,14 +210,16 @@ def main():
                         help="floor: bench/floor.yml (facts and a ping); noop: site.yml on the converged fleet; "
                              "rollout: upgrade_draft.yml at batch 25%%")
     parser.add_argument("--keep", action="store_true", help="leave the fleet running afterwards")
+    parser.add_argument("--key", help="the SSH key of a fleet an earlier --keep run left: measure on it, make none")
     args = parser.parse_args()
     sizes = sorted(int(size) for size in args.sizes.split(","))
     forks = [int(value) for value in args.forks.split(",")]
     strategies = args.strategies.split(",")
     playbooks = args.playbooks.split(",")
     workdir = tempfile.mkdtemp(prefix="gpufleet-scale.")
-    key = os.path.join(workdir, "id_ed25519")
-    start_fleet(sizes[-1], key)
+    key = args.key or os.path.join(workdir, "id_ed25519")
+    if not args.key:
+        start_fleet(sizes[-1], key)
     print("fleet: %d systemd containers over SSH (%s)" % (sizes[-1], IMAGE), flush=True)
     results = collections.defaultdict(list)
     rollouts = 0
@@ -240,7 +242,7 @@ def main():
                         item if isinstance(item, str) else "%.1f s wall, %.1f s CPU" % item[:2]), flush=True)
         report(results)
     finally:
-        if not args.keep:
+        if not (args.keep or args.key):
             stop_fleet(sizes[-1])
 
 
