@@ -54,7 +54,7 @@ bench-settings: setup image  ## a one-setting change, batched restarts against t
 	PYTHONPATH=tests:.collections python bench/settings_change.py
 
 bench-noop: setup image  ## a no-op site.yml against Ansible's floor (gather facts + ping), on the demo fleet over SSH
-	python bench/noop.py
+	PYTHONPATH=tests:.collections python bench/noop.py
 
 bench-scale: setup image  ## no-op site.yml and a draft rollout at 3, 10 and 30 hosts over SSH, two forks, Mitogen beside the default
 	PYTHONPATH=tests:.collections python bench/scale.py

@@ -1,6 +1,6 @@
 """A no-op playbooks/site.yml against Ansible's own floor, on the same hosts over the same connection.
 
-    make bench-noop    (or: python bench/noop.py [--inventory inventories/demo] [--runs 3] [--forks 10])
+    make bench-noop    (or: PYTHONPATH=tests python bench/noop.py [--inventory inventories/demo] [--runs 3] [--forks 10])
 
 The fleet must have converged already (`make demo` does it for the demo fleet, over SSH as the
 deploy user with sudo, pipelining and ControlPersist). Each round runs the floor (bench/floor.yml:
@@ -12,15 +12,14 @@ site/floor ratio. A site.yml run that changes anything is not a no-op: the bench
 """
 
 import argparse
-import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gpufleet_testlib import ROOT
+from gpufleet_testlib.playbook import run_playbook
 
 
 def children_cpu():
@@ -29,33 +28,16 @@ def children_cpu():
 
 
 def run(playbook, inventory, forks, extra_env=None, extra_args=()):
-    """One ansible-playbook run: wall s, controller CPU s, and per-host (ran, skipped, changed) counts."""
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"),
-               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", **(extra_env or {}))
-    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", inventory, "--forks", str(forks), playbook]
-    command += list(extra_args)
+    """One ansible-playbook run from ROOT: wall s, controller CPU s, and per-host (ran, skipped, changed) counts."""
+    env = dict(ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), **(extra_env or {}))
     cpu, start = children_cpu(), time.monotonic()
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    result = run_playbook(os.path.join(ROOT, playbook), os.path.join(ROOT, inventory),
+                          args=["--forks", str(forks)] + list(extra_args), timeout=7200, env=env)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
-    try:
-        report = json.loads(result.stdout)
-    except ValueError:
-        report = {}
-    if result.returncode != 0 or not report:
-        sys.exit("%s failed (rc %d):\n%s" % (playbook, result.returncode, (result.stderr or result.stdout)[-3000:]))
-    return wall, cpu, task_counts(report)
-
-
-def task_counts(report):
-    """{host: {"ran": n, "skipped": n, "changed": n}} over every task of every play."""
-    counts = {}
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            for host, result in task["hosts"].items():
-                row = counts.setdefault(host, {"ran": 0, "skipped": 0, "changed": 0})
-                row["skipped" if result.get("skipped") else "ran"] += 1
-                row["changed"] += bool(result.get("changed"))
-    return counts
+    if result.returncode != 0 or not result.report:
+        sys.exit("%s failed (rc %d):\n%s" % (playbook, result.returncode, result))
+    return wall, cpu, result.task_counts()
 
 
 def spread(values, fmt="%.2f"):

@@ -29,7 +29,7 @@ import time
 
 import yaml
 
-from noop import ROOT, run
+from noop import ROOT, run, spread
 
 IMAGE = os.environ.get("GPUFLEET_BASE_IMAGE", "gpufleet-sglang/debian12-systemd:bookworm")
 NETWORK, SUBNET = "gpufleet-scale", "10.213.16.0/24"
@@ -107,13 +107,10 @@ def write_inventory(directory, size, key):
 
 
 def converge(inventory):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), GPUFLEET_CACHE=CACHE)
-    for playbook, extra in (("tests/standin/deploy.yml", []),
-                            ("playbooks/site.yml", ["-e", "sglang_batch=100%", "-e", "sglang_draft_from_inventory=true"])):
-        result = subprocess.run([os.path.join(ROOT, ".venv/bin/ansible-playbook"), "-i", inventory, "--forks", "30",
-                                 playbook] + extra, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        if result.returncode:
-            sys.exit("converging %s with %s failed:\n%s" % (inventory, playbook, result.stdout[-4000:]))
+    """The stand-in and site.yml on every host at once (untimed; run() stops the bench if one fails)."""
+    run("tests/standin/deploy.yml", inventory, 30, {"GPUFLEET_CACHE": CACHE})
+    run("playbooks/site.yml", inventory, 30, {"GPUFLEET_CACHE": CACHE},
+        ["-e", "sglang_batch=100%", "-e", "sglang_draft_from_inventory=true"])
 
 
 def strategy_env(strategy):
@@ -144,10 +141,6 @@ def measure_one(playbook, inventory, fork, strategy, draft):
     if not isinstance(item, str) and any(row["changed"] for row in item[2].values()):
         return "not a no-op: changed tasks per host %s" % dict((host, row["changed"]) for host, row in item[2].items())
     return item
-
-
-def spread(values, fmt):
-    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
 
 
 def report(results):

@@ -35,6 +35,17 @@ class PlaybookRun(object):
                         if isinstance(item, dict):
                             yield task["task"]["name"], host, item
 
+    def task_counts(self):
+        """{host: {"ran": n, "skipped": n, "changed": n}}: one count per task (loop items not apart)."""
+        counts = {}
+        for play in self.report.get("plays", []):
+            for task in play.get("tasks", []):
+                for host, result in task.get("hosts", {}).items():
+                    row = counts.setdefault(host, {"ran": 0, "skipped": 0, "changed": 0})
+                    row["skipped" if result.get("skipped") else "ran"] += 1
+                    row["changed"] += bool(result.get("changed"))
+        return counts
+
     @property
     def messages(self):
         """Every result's msg (failures, asserts, debug), in order."""
@@ -61,16 +72,16 @@ class PlaybookRun(object):
         return "\n".join(self.messages[-20:] + [self.stderr[-2000:]])
 
 
-def run_playbook(playbook, inventory, extra_vars=(), args=(), timeout=900):
+def run_playbook(playbook, inventory, extra_vars=(), args=(), timeout=900, env=None):
     """ansible-playbook PLAYBOOK -i INVENTORY -e VARS... ARGS...; returns a PlaybookRun.
 
-    extra_vars: dicts (passed as JSON) or key=value strings, in order.
+    extra_vars: dicts (passed as JSON) or key=value strings, in order. env: more environment variables.
     """
     command = [ANSIBLE_PLAYBOOK, "-i", inventory, playbook]
     for item in extra_vars:
         command += ["-e", json.dumps(item) if isinstance(item, dict) else item]
     env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_NOCOLOR="1",
-               ANSIBLE_FORCE_COLOR="0")
+               ANSIBLE_FORCE_COLOR="0", **(env or {}))
     result = subprocess.run(command + list(args), capture_output=True, text=True, check=False, timeout=timeout,
                             env=env)
     try:
