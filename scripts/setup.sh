@@ -21,6 +21,9 @@ find_python() {
     return 1
 }
 
+# Never the interpreter of the venv this may delete and rebuild (make puts .venv/bin first on PATH).
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$venv/bin" | paste -sd: -)"
+
 stamp="$venv/.requirements.sha256"
 want="$(sha256sum "$root/requirements-dev.txt" | cut -d' ' -f1)"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
