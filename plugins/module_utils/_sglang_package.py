@@ -70,6 +70,9 @@ def sglang_version(sglang_root):
 
 def locate_with_python(module, python):
     """The sglang package directory in the environment of ``python`` (an AnsibleModule fails otherwise)."""
+    if not os.path.exists(python):
+        module.fail_json(msg="%s does not exist: install SGLang first (gpufleet.sglang.install) or set sglang_venv "
+                             "to the venv that has it" % python)
     rc, out, err = module.run_command([python, "-c", LOCATE_SNIPPET])
     if rc != 0:
         module.fail_json(msg="%s could not be run to locate sglang: %s" % (python, err.strip() or out.strip()))

@@ -22,6 +22,25 @@ def test_a_run_that_changes_nothing_does_not_reboot(host):
     run = run_role(HOST, {})
     assert run.returncode == 0 and run.changed(HOST) == 0, str(run)
     assert boot(host) == before
+    # The whole stack read in one task: none of the converging steps ran.
+    assert run.result("Read what the host lacks", HOST)["owes"] == []
+    assert not run.ran("Install the NVIDIA driver") and not run.ran("Add NVIDIA's CUDA repository")
+    assert run.says("8 GPUs, driver 580.105.08")
+
+
+def test_drift_in_a_file_or_a_daemon_is_found_and_put_back_without_a_reboot(host):
+    pin = "/etc/apt/preferences.d/gpufleet-nvidia-driver"
+    wanted = host.file(pin).content_string
+    host.run("sed -i 's/Pin-Priority: 1000/Pin-Priority: 500/' %s && systemctl stop nvidia-fabricmanager" % pin)
+    before = boot(host)
+    run = run_role(HOST, {})
+    assert run.returncode == 0, str(run)
+    assert sorted(run.result("Read what the host lacks", HOST)["owes"]) == [
+        "%s differs from its template" % pin, "nvidia-fabricmanager is not running"]
+    assert run.changed(HOST) == 2  # the pin file, the daemon
+    assert host.file(pin).content_string == wanted
+    assert host.service("nvidia-fabricmanager").is_running
+    assert boot(host) == before
 
 
 def test_a_driver_change_reboots_then_verifies(host):

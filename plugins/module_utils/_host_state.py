@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What a host lacks of a wanted state (packages, files, services), read in one pass.
+
+A role reads this once and runs its converging tasks only when something is owed: a host that is
+already there costs one round trip instead of one per package, file and service.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import re
+import stat
+
+# dpkg-query: one line per package it knows; a package it does not know goes to stderr.
+DPKG_QUERY = ["dpkg-query", "-W", "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"]
+
+
+def parse_dpkg_query(text):
+    """{package: version} for the installed packages of ``dpkg-query -W`` output (status ``ii``)."""
+    installed = {}
+    for line in text.splitlines():
+        fields = line.split("\t")
+        if len(fields) == 3 and fields[1].strip() == "ii":
+            installed[fields[0].split(":")[0]] = fields[2]
+    return installed
+
+
+def package_owes(wanted, installed, versions):
+    """What is owed for packages: each wanted one not installed, each whose version does not match."""
+    owes = ["package %s is not installed" % name for name in wanted if name not in installed]
+    for name, pattern in sorted(versions.items()):
+        if name in installed and not re.match(pattern, installed[name]):
+            owes.append("package %s is at %s, not %s" % (name, installed[name], pattern))
+    return owes
+
+
+def _owner(uid, gid):
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = str(uid)
+    try:
+        group = grp.getgrgid(gid).gr_name
+    except KeyError:
+        group = str(gid)
+    return user, group
+
+
+def file_owes(wanted):
+    """What is owed for one file: ``{path, content?, lines?, mode?, owner?, group?}``.
+
+    ``content`` must be the whole text, ``lines`` lines the file must hold among others; without
+    either, the file must only exist.
+    """
+    path = wanted["path"]
+    try:
+        info = os.stat(path)
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ["%s is missing" % path]
+    owes = []
+    if wanted.get("content") is not None and text != wanted["content"]:
+        owes.append("%s differs from its template" % path)
+    missing = [line for line in wanted.get("lines") or [] if line not in text.splitlines()]
+    if missing:
+        owes.append("%s lacks %s" % (path, "; ".join(missing)))
+    if wanted.get("mode") and stat.S_IMODE(info.st_mode) != int(str(wanted["mode"]), 8):
+        owes.append("%s has mode %04o, not %s" % (path, stat.S_IMODE(info.st_mode), wanted["mode"]))
+    user, group = _owner(info.st_uid, info.st_gid)
+    if (wanted.get("owner") or user) != user or (wanted.get("group") or group) != group:
+        owes.append("%s belongs to %s:%s, not %s:%s" % (
+            path, user, group, wanted.get("owner") or user, wanted.get("group") or group))
+    return owes
+
+
+def absent_owes(paths):
+    return ["%s should not exist" % path for path in paths if os.path.lexists(path)]
+
+
+# One block per unit, in the order asked, blank lines between: a unit systemd does not know has an
+# empty UnitFileState and ActiveState inactive.
+SYSTEMCTL_SHOW = ["show", "-p", "Id", "-p", "UnitFileState", "-p", "ActiveState"]
+
+
+def service_owes(services, show_text):
+    """What is owed for units that must be enabled and active, from ``systemctl show`` (SYSTEMCTL_SHOW)."""
+    blocks = [dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+              for block in show_text.strip().split("\n\n")]
+    owes = []
+    for index, name in enumerate(services):
+        unit = blocks[index] if index < len(blocks) else {}
+        if unit.get("UnitFileState") != "enabled":
+            owes.append("%s is not enabled" % name)
+        if unit.get("ActiveState") != "active":
+            owes.append("%s is not running" % name)
+    return owes

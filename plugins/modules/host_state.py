@@ -1,0 +1,127 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: host_state
+short_description: What a Debian or Ubuntu host lacks of a wanted state, read in one round trip
+version_added: 0.1.0
+description:
+  - Reads, without changing anything, whether the given packages are installed (and at which version),
+    whether the given files exist with the given content, lines, mode and owner, whether the given paths
+    are absent, and whether the given systemd units are enabled and running.
+  - Returns RV(owes), one sentence per difference. A role reads this once and runs its converging tasks
+    only when RV(owes) is not empty, so that a host already in the wanted state costs one task, not one
+    per package, file and service; those tasks stay the single place where each change is made.
+author:
+  - gpufleet.sglang developers (@gpufleet)
+options:
+  packages:
+    description: Packages that must be installed (C(dpkg-query) status C(ii)).
+    type: list
+    elements: str
+    default: []
+  versions:
+    description: For installed packages, a regular expression (Python C(re.match)) their version must match.
+    type: dict
+    default: {}
+  files:
+    description:
+      - Files that must exist. Each has C(path) and optionally C(content) (the whole text, as a template
+        renders it), C(lines) (lines it must hold among others), C(mode) (octal string), C(owner), C(group).
+    type: list
+    elements: dict
+    default: []
+  absent:
+    description: Paths that must not exist.
+    type: list
+    elements: path
+    default: []
+  services:
+    description: systemd units that must be enabled and active.
+    type: list
+    elements: str
+    default: []
+extends_documentation_fragment:
+  - gpufleet.sglang._read_only
+"""
+
+EXAMPLES = r"""
+- name: Read what the host lacks
+  gpufleet.sglang.host_state:
+    packages: [dkms, nvidia-open]
+    versions: {nvidia-open: '^([0-9]+:)?580[.]'}
+    files:
+      - {path: /etc/modprobe.d/blacklist-nouveau.conf, content: "{{ lookup('ansible.builtin.template', 'nouveau.j2') }}",
+         mode: "0644", owner: root, group: root}
+    absent: [/etc/apt/sources.list.d/cuda.list]
+    services: [nvidia-persistenced]
+  register: stack
+
+- name: Converge only what is owed
+  ansible.builtin.include_tasks: converge.yml
+  when: stack.owes | length > 0
+"""
+
+RETURN = r"""
+owes:
+  description: One sentence per difference from the wanted state; empty when the host is there.
+  returned: always
+  type: list
+  elements: str
+  sample: ["package dkms is not installed", "nvidia-persistenced is not running"]
+installed:
+  description: The version of each wanted package that is installed.
+  returned: always
+  type: dict
+  sample: {dkms: "3.0.10-8+deb12u1"}
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils._host_state import (
+    DPKG_QUERY, SYSTEMCTL_SHOW, absent_owes, file_owes, package_owes, parse_dpkg_query, service_owes)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            packages=dict(type="list", elements="str", default=[]),
+            versions=dict(type="dict", default={}),
+            files=dict(type="list", elements="dict", default=[]),
+            absent=dict(type="list", elements="path", default=[]),
+            services=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    installed = {}
+    wanted = list(params["packages"]) + sorted(set(params["versions"]) - set(params["packages"]))
+    if wanted:
+        # rc 1 only says that some package is unknown to dpkg: those are simply not installed.
+        rc, out, err = module.run_command(DPKG_QUERY + wanted)
+        if rc not in (0, 1):
+            module.fail_json(msg="dpkg-query failed (rc %d): %s" % (rc, err.strip()))
+        installed = parse_dpkg_query(out)
+    owes = package_owes(params["packages"], installed, params["versions"])
+    for wanted_file in params["files"]:
+        if not wanted_file.get("path"):
+            module.fail_json(msg="every entry of files needs a path (got %r)" % (wanted_file,))
+        owes.extend(file_owes(wanted_file))
+    owes.extend(absent_owes(params["absent"]))
+    if params["services"]:
+        systemctl = module.get_bin_path("systemctl", required=True)
+        rc, out, err = module.run_command([systemctl] + SYSTEMCTL_SHOW + params["services"])
+        if rc != 0:
+            module.fail_json(msg="systemctl show failed (rc %d): %s" % (rc, err.strip()))
+        owes.extend(service_owes(params["services"], out))
+    module.exit_json(changed=False, owes=owes, installed=dict((name, installed[name]) for name in wanted
+                                                              if name in installed))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""What a host lacks of a wanted state: dpkg-query and systemctl show output as they print it, real files."""
+
+import os
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils._host_state import (
+    absent_owes, file_owes, package_owes, parse_dpkg_query, service_owes)
+
+# dpkg-query -W -f='${Package}\t${db:Status-Abbrev}\t${Version}\n' dkms nvidia-open cuda-toolkit-13-0 gone
+DPKG = ("dkms\tii \t3.0.10-8+deb12u1\n"
+        "nvidia-open\tii \t580.105.08-1\n"
+        "cuda-toolkit-13-0\trc \t13.0.2-1\n")
+
+# systemctl show -p Id -p UnitFileState -p ActiveState nvidia-persistenced nvidia-dcgm gone.service
+SHOW = ("Id=nvidia-persistenced.service\nActiveState=active\nUnitFileState=enabled\n\n"
+        "Id=nvidia-dcgm.service\nActiveState=inactive\nUnitFileState=disabled\n\n"
+        "Id=gone.service\nActiveState=inactive\nUnitFileState=\n")
+
+
+def test_only_installed_packages_count():
+    assert parse_dpkg_query(DPKG) == {"dkms": "3.0.10-8+deb12u1", "nvidia-open": "580.105.08-1"}
+
+
+def test_missing_and_removed_packages_and_a_version_off_the_branch_are_owed():
+    installed = parse_dpkg_query(DPKG)
+    assert package_owes(["dkms", "cuda-toolkit-13-0", "gone"], installed, {}) == [
+        "package cuda-toolkit-13-0 is not installed", "package gone is not installed"]
+    assert package_owes(["nvidia-open"], installed, {"nvidia-open": r"^([0-9]+:)?580[.]"}) == []
+    assert package_owes(["nvidia-open"], installed, {"nvidia-open": r"^([0-9]+:)?590[.]"}) == [
+        "package nvidia-open is at 580.105.08-1, not ^([0-9]+:)?590[.]"]
+
+
+def test_a_file_matches_its_content_lines_mode_and_owner(tmp_path):
+    path = tmp_path / "cuda.sh"
+    path.write_text("# managed\nexport CUDA_HOME=/usr/local/cuda-13.0\n")
+    os.chmod(str(path), 0o644)
+    wanted = {"path": str(path), "content": "# managed\nexport CUDA_HOME=/usr/local/cuda-13.0\n", "mode": "0644"}
+    assert file_owes(wanted) == []
+    assert file_owes(dict(wanted, content="other\n")) == ["%s differs from its template" % path]
+    assert file_owes({"path": str(path), "lines": ["export CUDA_HOME=/usr/local/cuda-13.0", "Types: deb"]}) == [
+        "%s lacks Types: deb" % path]
+    os.chmod(str(path), 0o600)
+    assert file_owes(dict(wanted)) == ["%s has mode 0600, not 0644" % path]
+    [owner] = file_owes({"path": str(path), "owner": "no-such-owner"})
+    assert owner.startswith("%s belongs to " % path) and ", not no-such-owner:" in owner
+
+
+def test_a_missing_file_and_a_path_that_must_be_gone(tmp_path):
+    assert file_owes({"path": str(tmp_path / "none")}) == ["%s is missing" % (tmp_path / "none")]
+    legacy = tmp_path / "cuda.list"
+    legacy.write_text("deb x /\n")
+    assert absent_owes([str(legacy), str(tmp_path / "none")]) == ["%s should not exist" % legacy]
+
+
+def test_units_must_be_enabled_and_running():
+    assert service_owes(["nvidia-persistenced", "nvidia-dcgm", "gone"], SHOW) == [
+        "nvidia-dcgm is not enabled", "nvidia-dcgm is not running", "gone is not enabled", "gone is not running"]
+    assert service_owes(["nvidia-persistenced"], SHOW.split("\n\n")[0]) == []
