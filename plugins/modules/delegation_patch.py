@@ -22,17 +22,37 @@ description:
   - On bad input the module fails with a message that says what to change, and the file is not touched.
   - When O(path) is a symbolic link, the file it points to is patched and the link is kept as it is
     (RV(target) says which file that was); O(state=absent) gives back that file's original bytes.
+  - With O(python) and O(model_file) instead of O(path), the module finds the installed SGLang itself and,
+    with O(methods=auto), returns the EAGLE-3 audit it patched from (RV(audit)), so one task audits and patches.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
   path:
-    description: The Python file that defines the class.
+    description:
+      - The Python file that defines the class.
+      - One of O(path) and O(python) is required.
     type: path
-    required: true
-  class_name:
-    description: The class to patch; a nested class is written C(Outer.Inner).
+  python:
+    description:
+      - The interpreter of the venv that has SGLang; the file is O(model_file) below its C(sglang) package.
+      - In check mode, an interpreter that does not exist yet (the install that creates it has not run) is
+        reported with RV(installed=false) instead of failing.
+    type: path
+  model_file:
+    description: With O(python), the model file relative to the C(sglang) package directory.
     type: str
-    required: true
+    default: srt/models/kimi_k25.py
+  class_name:
+    description:
+      - The class to patch; a nested class is written C(Outer.Inner).
+      - Required, except with O(methods=auto), where the audit finds the model's class.
+    type: str
+  instance:
+    description:
+      - The SGLang instance whose server runs this code. When the file changes (outside check mode), a restart
+        of it is recorded as owed on the host, as M(gpufleet.sglang.staged_settings) with
+        O(gpufleet.sglang.staged_settings#module:state=owe) does; with O(python), only when the live unit runs that venv.
+    type: str
   inner_attr:
     description: The attribute, assigned in C(__init__), that holds the object to delegate to.
     type: str
@@ -82,6 +102,14 @@ EXAMPLES = r"""
     methods: auto
   notify: Restart sglang
 
+- name: Audit the installed SGLang and delegate what EAGLE-3 needs, in one task; record the restart owed
+  gpufleet.sglang.delegation_patch:
+    python: /opt/sglang/venvs/sglang-0.5.9/bin/python
+    model_file: srt/models/kimi_k25.py
+    methods: auto
+    instance: kimi
+  register: patched
+
 - name: Delegate an explicit list of methods
   gpufleet.sglang.delegation_patch:
     path: /srv/app/models/wrapper.py
@@ -129,6 +157,22 @@ undelegatable:
   type: list
   elements: str
   sample: []
+audit:
+  description:
+    - With O(methods=auto), the EAGLE-3 audit the patch was made from (as M(gpufleet.sglang.eagle3_audit) returns it,
+      C(cached) included).
+  returned: when methods is auto
+  type: dict
+  sample: {sglang_version: "0.5.9", class_name: KimiK25ForConditionalGeneration, required: [get_embed_and_head],
+           missing: [get_embed_and_head], undetermined: []}
+installed:
+  description: With O(python), whether that interpreter exists (false only in check mode, before the install).
+  returned: always
+  type: bool
+owed:
+  description: Whether a restart of O(instance) was recorded as owed.
+  returned: always
+  type: bool
 backup_file:
   description: The backup copy, when O(backup=true) and the file changed.
   returned: changed and backup requested
@@ -147,7 +191,8 @@ from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes im
     SourceError,
     import_root_of,
 )
-from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import PackageError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package import PackageError, locate_with_python
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _staged_settings as staged
 
 
 def package_root_of(path):
@@ -157,23 +202,23 @@ def package_root_of(path):
     return os.path.join(import_root, top)
 
 
-def requested_methods(module):
-    """(names, strict) from the methods option; auto asks the EAGLE-3 audit."""
+def requested_methods(module, path, audited_file):
+    """(names, strict, audit) from the methods option; auto asks the EAGLE-3 audit of audited_file."""
     params = module.params
     methods = params["methods"]
     if methods in ("auto", ["auto"]):
-        root = params["sglang_root"] or package_root_of(params["path"])
+        root = params["sglang_root"] or package_root_of(path)
         try:
-            result = cached_audit(root, params["path"], params["class_name"], params["inner_attr"],
-                                  params["cache_dir"], write=not module.check_mode)[0]
+            result, cached = cached_audit(root, audited_file, params["class_name"], params["inner_attr"],
+                                          params["cache_dir"], write=not module.check_mode)
         except (SourceError, PackageError) as exc:
             module.fail_json(msg="methods=auto needs the EAGLE-3 audit, which failed: %s" % exc)
-        return result["required"], False
+        return result["required"], False, dict(result, cached=cached)
     if isinstance(methods, str):
         methods = [m.strip() for m in methods.split(",") if m.strip()]
     if not isinstance(methods, list) or not methods or not all(isinstance(m, str) and m.isidentifier() for m in methods):
         module.fail_json(msg="methods must be 'auto' or a non-empty list of method names, got %r" % (methods,))
-    return methods, True
+    return methods, True, None
 
 
 def write_atomically(module, path, text):
@@ -191,8 +236,11 @@ def write_atomically(module, path, text):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            path=dict(type="path", required=True),
-            class_name=dict(type="str", required=True),
+            path=dict(type="path"),
+            python=dict(type="path"),
+            model_file=dict(type="str", default="srt/models/kimi_k25.py"),
+            class_name=dict(type="str"),
+            instance=dict(type="str"),
             inner_attr=dict(type="str", default="language_model"),
             methods=dict(type="raw"),
             sglang_root=dict(type="path"),
@@ -201,25 +249,43 @@ def main():
             cache_dir=dict(type="path", default=DEFAULT_DIR),
         ),
         required_if=[("state", "present", ("methods",))],
+        mutually_exclusive=[("path", "python"), ("path", "sglang_root")],
+        required_one_of=[("path", "python")],
         supports_check_mode=True,
     )
     params = module.params
-    path = params["path"]
+    path, audited_file, venv = params["path"], params["path"], None
+    if params["python"]:
+        if module.check_mode and not os.path.exists(params["python"]):
+            module.exit_json(changed=False, installed=False, owed=False, delegated=[], previous=[],
+                             already_present=[], undelegatable=[],
+                             msg="%s does not exist yet (check mode): the audit and the patch run after the install"
+                                 % params["python"])
+        params["sglang_root"] = locate_with_python(module, params["python"])
+        path = os.path.join(params["sglang_root"], params["model_file"])
+        audited_file = params["model_file"]
+        venv = os.path.dirname(os.path.dirname(params["python"]))
     if not os.path.isfile(path):
         module.fail_json(msg="%s does not exist or is not a file; give path= the Python file that "
                              "defines %s" % (path, params["class_name"]))
 
-    methods, strict = requested_methods(module) if params["state"] == "present" else ([], True)
+    methods, strict, audit = (requested_methods(module, path, audited_file) if params["state"] == "present"
+                              else ([], True, None))
+    class_name = params["class_name"] or (audit or {}).get("class_name")
+    if not class_name:
+        module.fail_json(msg="class_name is required unless methods is auto (the audit finds the model's class)")
     target = os.path.realpath(path)  # a symbolic link is kept; the file it points to is patched
     with open(target, "rb") as handle:
         data = handle.read()
     try:
-        plan = plan_patch(path, data, params["class_name"], params["inner_attr"], methods,
+        plan = plan_patch(path, data, class_name, params["inner_attr"], methods,
                           params["state"], strict=strict)
     except PatchError as exc:
         module.fail_json(msg=str(exc))
 
     result = dict(
+        installed=True,
+        owed=False,
         changed=plan.changed,
         delegated=plan.delegated,
         previous=plan.previous,
@@ -227,6 +293,8 @@ def main():
         undelegatable=plan.lacking,
         target=target,
     )
+    if audit is not None:
+        result["audit"] = audit
     if module._diff:
         result["diff"] = dict(before=plan.original, after=plan.new,
                               before_header=path, after_header=path)
@@ -234,6 +302,9 @@ def main():
         if params["backup"]:
             result["backup_file"] = module.backup_local(target)
         write_atomically(module, target, plan.new)
+        if params["instance"]:
+            reason = "%s patched in %s" % (params["model_file"] if params["python"] else path, venv or "its venv")
+            result["owed"] = staged.owe(staged.Layout(params["instance"]), reason, venv)
     module.exit_json(**result)
 
 

@@ -125,6 +125,11 @@ has_previous:
   description: Whether there is a rollback point.
   returned: always
   type: bool
+active_state:
+  description: The live unit's C(ActiveState) as systemd reports it (C(active), C(inactive), C(failed)...), before the action.
+  returned: always
+  type: str
+  sample: active
 files:
   description: The files O(state=swap) or O(state=rollback) made live (or would, in check mode).
   returned: always
@@ -158,7 +163,11 @@ def main():
     )
     params = module.params
     layout = staged.Layout(params["instance"], params["settings_dir"], params["unit_dir"])
-    result = dict(staged.inspect(layout), changed=False, files=[])
+    result = dict(staged.inspect(layout), changed=False, files=[], active_state="")
+    systemctl = module.get_bin_path("systemctl")
+    if systemctl:
+        _rc, out, _err = module.run_command([systemctl, "show", "-p", "ActiveState", "--value", layout.unit])
+        result["active_state"] = out.strip()
     state = params["state"]
     diff = None
     if state == "swap":

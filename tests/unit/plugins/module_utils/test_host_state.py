@@ -54,4 +54,4 @@ def test_a_missing_file_and_a_path_that_must_be_gone(tmp_path):
 def test_units_must_be_enabled_and_running():
     assert service_owes(["nvidia-persistenced", "nvidia-dcgm", "gone"], SHOW) == [
         "nvidia-dcgm is not enabled", "nvidia-dcgm is not running", "gone is not enabled", "gone is not running"]
-    assert service_owes(["nvidia-persistenced"], SHOW.split("\n\n")[0]) == []
+    assert service_owes(["nvidia-persistenced"], SHOW.split("\n\n", maxsplit=1)[0]) == []
