@@ -54,6 +54,11 @@ def start_fleet(size, key):
     subprocess.run(["bash", os.path.join(ROOT, "scripts/base-image.sh"), "bookworm"], check=True)
     subprocess.run([sys.executable, os.path.join(ROOT, "tests/standin/nvidia_repo/build.py")], check=True,
                    env=dict(os.environ, GPUFLEET_CACHE=CACHE))
+    # The wheelhouses tests/standin/deploy.yml copies to each host, as scripts/demo.sh makes them.
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/gpufleet_testlib/sglang_wheels.py"), "--wheelhouse",
+                    "0.5.9"], check=True, env=dict(os.environ, GPUFLEET_CACHE=CACHE))
+    subprocess.run([sys.executable, "-m", "gpufleet_testlib.router", "3.11"], check=True,
+                   env=dict(os.environ, GPUFLEET_CACHE=CACHE, PYTHONPATH=os.path.join(ROOT, "tests")))
     stop_fleet(size)
     sh("docker", "network", "create", "--subnet", SUBNET, NETWORK)
     sh("docker", "run", "-d", "--name", REPO, "--network", NETWORK, "--ip", "10.213.16.10", "-v", CACHE + ":/srv/cache:ro",
