@@ -1,13 +1,17 @@
 """The converged hosts: a healthy, systemd-managed server running the EAGLE-3 configuration asked for."""
 
+import collections
 import json
+import os
 
 from gpufleet_testlib import containers
+from gpufleet_testlib.playbook import run_in_scenario
 
 testinfra_hosts = ["gpufleet-site-1", "gpufleet-site-2"]
 UNIT = "sglang-kimi-k25.service"
 API_KEY = "molecule-test-key-3f9c"
 DRAFT = "/srv/models/kimi-k25-eagle3"
+SITE = os.path.join(os.environ.get("MOLECULE_PROJECT_DIRECTORY", ""), "playbooks", "site.yml")
 EAGLE3_FLAGS = ("--speculative-algorithm EAGLE3", "--speculative-draft-model-path " + DRAFT,
                 "--speculative-num-steps 3", "--speculative-eagle-topk 1", "--speculative-num-draft-tokens 4",
                 "--context-length 262144", "--tp-size 8", "--trust-remote-code", "--enable-metrics",
@@ -81,3 +85,20 @@ def test_a_new_fleet_starts_every_server_at_once(host):
     started = [float(containers.run(name, "sh", "-c", "journalctl -u %s -o short-unix --no-pager | grep -m1 ' Started '"
                                     % UNIT).split()[0]) for name in testinfra_hosts]  # the first start: converge's
     assert abs(started[0] - started[1]) <= 3, started
+
+
+def test_a_no_op_site_yml_runs_at_most_40_tasks_on_each_server():
+    """The controller spends about 60 ms of CPU per host and task (bench/scale.py): a converged server
+    costs a run of site.yml 40 tasks at most (ran or skipped), and none of them changes anything.
+    A task of the run rather than of each host (run_once: the plans the run prints) has one host's
+    result and does not count. The first run converges what the tests before this one left
+    (test_negative.py unpatches)."""
+    for dummy in range(2):
+        run = run_in_scenario(SITE)
+        assert run.returncode == 0, str(run)
+    counts = run.task_counts()
+    once = collections.Counter(host for play in run.report["plays"] for task in play["tasks"]
+                               if len(task["hosts"]) == 1 for host in task["hosts"])
+    for name in testinfra_hosts:
+        assert counts[name]["changed"] == 0, counts
+        assert counts[name]["ran"] + counts[name]["skipped"] - once[name] <= 40, (counts, once)
