@@ -29,12 +29,13 @@ import time
 
 import yaml
 
+from gpufleet_testlib import router, sglang_wheels
 from noop import ROOT, run, spread
 
 IMAGE = os.environ.get("GPUFLEET_BASE_IMAGE", "gpufleet-sglang/debian12-systemd:bookworm")
 NETWORK, SUBNET = "gpufleet-scale", "10.213.16.0/24"
 REPO = "gpufleet-scale-cuda-repo"
-CACHE = os.environ.get("GPUFLEET_CACHE", os.path.expanduser("~/.cache/gpufleet-sglang"))
+CACHE = os.path.dirname(sglang_wheels.CACHE)   # GPUFLEET_CACHE, as the tests and the demo resolve it
 DRAFTS = ["/srv/models/kimi-k25-eagle3-v2", "/srv/models/kimi-k25-eagle3-v3"]   # tests/standin/deploy.yml
 SYSTEMD = ["--cap-add", "SYS_ADMIN", "--security-opt", "seccomp=unconfined", "--security-opt", "apparmor=unconfined",
            "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw", "--tmpfs", "/run", "--tmpfs", "/run/lock", "-e", "container=docker"]
@@ -55,10 +56,8 @@ def start_fleet(size, key):
     subprocess.run([sys.executable, os.path.join(ROOT, "tests/standin/nvidia_repo/build.py")], check=True,
                    env=dict(os.environ, GPUFLEET_CACHE=CACHE))
     # The wheelhouses tests/standin/deploy.yml copies to each host, as scripts/demo.sh makes them.
-    subprocess.run([sys.executable, os.path.join(ROOT, "tests/gpufleet_testlib/sglang_wheels.py"), "--wheelhouse",
-                    "0.5.9"], check=True, env=dict(os.environ, GPUFLEET_CACHE=CACHE))
-    subprocess.run([sys.executable, "-m", "gpufleet_testlib.router", "3.11"], check=True,
-                   env=dict(os.environ, GPUFLEET_CACHE=CACHE, PYTHONPATH=os.path.join(ROOT, "tests")))
+    sglang_wheels.wheelhouse("0.5.9")
+    router.wheelhouse("3.11")
     stop_fleet(size)
     sh("docker", "network", "create", "--subnet", SUBNET, NETWORK)
     sh("docker", "run", "-d", "--name", REPO, "--network", NETWORK, "--ip", "10.213.16.10", "-v", CACHE + ":/srv/cache:ro",
