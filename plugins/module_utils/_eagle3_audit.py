@@ -361,3 +361,24 @@ def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_att
 def _site_key(site):
     path, line = site.rsplit(":", 1)
     return (path, int(line))
+
+
+def refusals(result, undelegatable):
+    """What keeps an EAGLE-3 launch from working after a patch, one sentence each with what to do:
+    required names the patch could not delegate (the inner class lacks them), and names the source
+    cannot settle. ``result`` is the audit of the file before the patch."""
+    found = []
+    where = "%s in %s (SGLang %s)" % (result["class_name"], result["model_file"], result["sglang_version"])
+    if undelegatable:
+        sites = [site for method in result["methods"] if method["name"] in undelegatable for site in method["call_sites"]]
+        found.append("%s still lacks %s, which SGLang's EAGLE-3 path calls on the target model (%s), and %s does not "
+                     "have %s to delegate to. Use an SGLang release that provides them or patch the model code by hand."
+                     % (where, ", ".join(undelegatable), ", ".join(sites), "/".join(result.get("inner_class") or []),
+                        "it" if len(undelegatable) == 1 else "them"))
+    undetermined = [item for item in result.get("undetermined") or [] if item.get("names")]
+    if undetermined:
+        found.append("The audit of %s cannot tell from the source whether EAGLE-3 will find what it needs: %s. Give "
+                     "inner_attr the attribute that holds the language model, or check the class by hand and let the "
+                     "gap pass (fail_on_gaps false; the patch role's sglang_patch_fail_on_gaps)."
+                     % (where, "; ".join("%s at %s" % (item["reason"], item["site"]) for item in undetermined)))
+    return found

@@ -29,6 +29,15 @@ def with_routers(rows, registered):
     return [dict(row, routers=router_states(row.get("worker_url"), registered)) for row in rows]
 
 
+def _routers_cell(row):
+    """Where the server stands in every router, and whether a run left it out of them (not back yet)."""
+    cell = ", ".join("%s %s" % item for item in sorted((row.get("routers") or {}).items())) or "-"
+    left = row.get("left_routers")
+    if left:
+        cell = "LEFT by a run since %s: %s" % (left.get("since", "?"), cell)
+    return cell
+
+
 def _cells(row):
     drafts = [row.get("draft_unit") or "-", row.get("draft_inventory") or "-", row.get("draft_served") or "-"]
     same = len(set(drafts)) == 1
@@ -41,7 +50,7 @@ def _cells(row):
         "drafts": drafts[0] if same else " | ".join(drafts),
         "accept_length": "-" if accept in (None, "") else "%.2f" % float(accept),
         "health": "healthy" if row.get("healthy") else "DOWN",
-        "routers": ", ".join("%s %s" % item for item in sorted((row.get("routers") or {}).items())) or "-",
+        "routers": _routers_cell(row),
         "restart_pending": ", ".join(row.get("restart_pending") or []) or "no",
     }
 

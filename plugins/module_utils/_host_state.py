@@ -9,6 +9,7 @@ already there costs one round trip instead of one per package, file and service.
 
 from __future__ import annotations
 
+import glob
 import grp
 import os
 import pwd
@@ -50,17 +51,19 @@ def _owner(uid, gid):
     return user, group
 
 
-def file_owes(wanted):
+def file_owes(wanted, info=None):
     """What is owed for one file: ``{path, content?, lines?, mode?, owner?, group?}``.
 
     ``content`` must be the whole text, ``lines`` lines the file must hold among others; without
-    either, the file must only exist.
+    either, the file must only exist. With ``info`` (its stat), only the mode and owner are read.
     """
     path = wanted["path"]
+    text = ""
     try:
-        info = os.stat(path)
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8", "replace")
+        if info is None:
+            info = os.stat(path)
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
     except OSError:
         return ["%s is missing" % path]
     owes = []
@@ -99,3 +102,78 @@ def service_owes(services, show_text):
         if unit.get("ActiveState") != "active":
             owes.append("%s is not running" % name)
     return owes
+
+
+def group_owes(names):
+    owes = []
+    for name in names:
+        try:
+            grp.getgrnam(name)
+        except KeyError:
+            owes.append("group %s does not exist" % name)
+    return owes
+
+
+def user_owes(wanted):
+    """What is owed for one account: ``{name, group?, home?, shell?}``."""
+    name = wanted["name"]
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        return ["user %s does not exist" % name]
+    owes = []
+    try:
+        group = grp.getgrgid(entry.pw_gid).gr_name
+    except KeyError:
+        group = str(entry.pw_gid)
+    for key, have in (("group", group), ("home", entry.pw_dir), ("shell", entry.pw_shell)):
+        if wanted.get(key) and wanted[key] != have:
+            owes.append("user %s has %s %s, not %s" % (name, key, have, wanted[key]))
+    return owes
+
+
+def directory_owes(wanted):
+    """What is owed for one directory: ``{path, mode?, owner?, group?}``."""
+    path = wanted["path"]
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ["%s is missing" % path]
+    if not stat.S_ISDIR(info.st_mode):
+        return ["%s is not a directory" % path]
+    return file_owes(dict(wanted, content=None, lines=None), info)
+
+
+def _canonical(name):
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def python_package_version(venv, name):
+    """The version of the distribution ``name`` installed in ``venv`` (from its .dist-info), or None."""
+    wanted = _canonical(name)
+    for site in sorted(glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))):
+        for entry in os.listdir(site):
+            if entry.endswith(".dist-info") and _canonical(entry[:-len(".dist-info")].rsplit("-", 1)[0]) == wanted:
+                return entry[:-len(".dist-info")].rsplit("-", 1)[1]
+    return None
+
+
+def python_package_owes(wanted):
+    """What is owed for ``{venv, name, version}``: the distribution at that version in the venv."""
+    have = python_package_version(wanted["venv"], wanted["name"])
+    if have == wanted["version"]:
+        return []
+    return ["%s %s is not in %s (%s)" % (wanted["name"], wanted["version"], wanted["venv"],
+                                         "found %s" % have if have else "not installed")]
+
+
+# Report-only units: one block per unit, as SYSTEMCTL_SHOW.
+SYSTEMCTL_ACTIVE = ["show", "-p", "Id", "-p", "ActiveState"]
+
+
+def unit_states(units, show_text):
+    """{unit: ActiveState} from ``systemctl show`` (SYSTEMCTL_ACTIVE) of ``units``, in order."""
+    blocks = [dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+              for block in show_text.strip().split("\n\n")] if show_text.strip() else []
+    return dict((name, (blocks[index] if index < len(blocks) else {}).get("ActiveState", "inactive"))
+                for index, name in enumerate(units))

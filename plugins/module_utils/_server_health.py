@@ -31,3 +31,24 @@ def wait_healthy(probe, unit_state, clock, sleep, timeout, interval):
         if clock() - start >= timeout:
             raise ServerFailed("no healthy answer within %d s (last: %s; unit %s)" % (timeout, last, state))
         sleep(interval)
+
+
+def _flag(argv, flag):
+    return argv[argv.index(flag) + 1] if flag in argv[:-1] else ""
+
+
+def speculative_summary(unit, info, argv=None):
+    """(what the server runs, for people; the mismatch with the unit's ExecStart ``argv``, or None).
+
+    Without ``argv`` nothing is compared."""
+    algorithm = info.get("speculative_algorithm") or ""
+    draft = info.get("speculative_draft_model_path") or ""
+    summary = "%s with %s" % (algorithm, draft) if algorithm else "no speculative decoding"
+    if argv is None:
+        return summary, None
+    wanted_algorithm = _flag(argv, "--speculative-algorithm")
+    wanted_draft = _flag(argv, "--speculative-draft-model-path")
+    if (algorithm, draft if wanted_algorithm else "") == (wanted_algorithm, wanted_draft):
+        return summary, None
+    return summary, ("%s is healthy but runs speculative_algorithm=%s with draft %s; asked for %s with %s." % (
+        unit, algorithm or "none", draft or "none", wanted_algorithm or "none", wanted_draft or "none"))

@@ -44,3 +44,22 @@ def context_length(config):
         if text.get(key) is not None:
             return int(factor * text[key])
     return DEFAULT_CONTEXT_LENGTH
+
+
+def is_eagle3_draft(config):
+    """Whether a config.json is an EAGLE-3 draft's: an ``eagle_config`` or an ``*Eagle3*`` architecture."""
+    return "eagle_config" in config or any("Eagle3" in name for name in config.get("architectures") or [])
+
+
+def draft_context_refusal(path, config, served, allow_longer):
+    """SGLang's startup rule for a draft whose context is shorter than the served one, as a refusal
+    that says what to change (None when the draft passes)."""
+    derived = context_length(config)
+    if derived >= served or allow_longer:
+        return None
+    return ("The draft %s has a context of %d tokens, shorter than sglang_context_length %d, and "
+            "sglang_allow_overwrite_longer_context_len is false. SGLang would stop with: ValueError: Warning: "
+            "Target model's context_length (%d) is greater than the derived context_length (%d). ... To allow "
+            "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1. Set "
+            "sglang_allow_overwrite_longer_context_len to true, or lower sglang_context_length to %d."
+            % (path, derived, served, served, derived, derived))

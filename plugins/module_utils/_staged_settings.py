@@ -3,16 +3,22 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A server's settings in three places: staged (written by every run, read by nobody), live (what
 systemd starts, also after a crash or a reboot) and previous (what was live before the last swap,
-the rollback point). A restart owed for another reason (code patched under a running server) is
-recorded beside the staged files, so that a failed run does not lose it the way it loses handlers."""
+the rollback point). Two records beside the staged files outlive a failed or killed run: a restart
+owed for another reason (code patched under a running server), and the server having left the
+routers (between a batch's leave and its rejoin).
+
+``Layout`` is the one definition of where an instance's files are: the modules use it, and the roles
+read it through the ``sglang_layout`` filter."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shlex
 import shutil
 import tempfile
+import time
 
 # Recorded by every swap and forgotten by settle: a run that dies between the swap and the restart
 # leaves live settings the running server does not have yet, and the next run must still restart it.
@@ -22,25 +28,43 @@ SWAPPED = "settings swapped in, not yet restarted with them"
 class Layout(object):
     """Where one instance's files live. ``settings_dir`` holds ``<instance>.env`` and ``<instance>.yaml``,
     ``unit_dir`` the unit ``sglang-<instance>.service``; staged and previous copies go to
-    ``settings_dir/staged`` and ``settings_dir/previous``."""
+    ``settings_dir/staged`` and ``settings_dir/previous``, the records of a restart owed and of the
+    server having left the routers to ``settings_dir/staged/<instance>.restart`` and ``.left``."""
 
     def __init__(self, instance, settings_dir="/etc/sglang", unit_dir="/etc/systemd/system"):
         self.instance = instance
+        self.settings_dir = settings_dir
+        self.unit_dir = unit_dir
         self.unit = "sglang-%s.service" % instance
+        self.env_file = os.path.join(settings_dir, instance + ".env")
+        self.config_file = os.path.join(settings_dir, instance + ".yaml")
         self.live = {
             self.unit: os.path.join(unit_dir, self.unit),
-            instance + ".env": os.path.join(settings_dir, instance + ".env"),
-            instance + ".yaml": os.path.join(settings_dir, instance + ".yaml"),
+            instance + ".env": self.env_file,
+            instance + ".yaml": self.config_file,
         }
         self.staged_dir = os.path.join(settings_dir, "staged")
         self.previous_dir = os.path.join(settings_dir, "previous")
         self.marker = os.path.join(self.staged_dir, instance + ".restart")
+        self.left_record = os.path.join(self.staged_dir, instance + ".left")
 
     def staged(self, name):
         return os.path.join(self.staged_dir, name)
 
     def previous(self, name):
         return os.path.join(self.previous_dir, name)
+
+    def as_dict(self):
+        """The names the roles use (the ``sglang_layout`` filter)."""
+        return {
+            "instance": self.instance, "unit": self.unit, "unit_path": self.live[self.unit],
+            "settings_dir": self.settings_dir, "env_file": self.env_file, "config_file": self.config_file,
+            "staged_dir": self.staged_dir, "previous_dir": self.previous_dir,
+            "restart_record": self.marker, "left_record": self.left_record,
+            # Every instance's units, live, staged and previous, for what must see all of them (the venv prune).
+            "unit_globs": [os.path.join(unit_dir, "sglang-*.service") for unit_dir in
+                           (self.unit_dir, self.staged_dir, self.previous_dir)],
+        }
 
 
 def read_text(path):
@@ -91,20 +115,60 @@ def unit_flag(path, flag):
     return words[words.index(flag) + 1] if flag in words[:-1] else None
 
 
-def inspect(layout):
-    names = differing(layout)
+def port_users(layout, port):
+    """The other instances' live units whose ExecStart passes ``--port <port>``."""
+    others = sorted(glob.glob(os.path.join(os.path.dirname(layout.live[layout.unit]), "sglang-*.service")))
+    return [os.path.basename(path) for path in others
+            if os.path.basename(path) != layout.unit and unit_flag(path, "--port") == str(port)]
+
+
+def left_routers(layout):
+    """When and from which routers the server left (``{since, routers}``), or None while it is in them."""
+    data = _read(layout.left_record)
+    return json.loads(data) if data else None
+
+
+def inspect(layout, would_stage=(), venv=None, port=None):
+    """The server's state. ``would_stage``: file names a check run would have staged (they owe a restart
+    as if written); ``venv``/``port``: also report whether that venv's interpreter exists and which other
+    instances use that port."""
+    names = sorted(set(differing(layout)) | set(would_stage))
     reasons = owed_reasons(layout)
-    return {
+    left = left_routers(layout)
+    state = {
         "pending": bool(names or reasons),
         "has_live": os.path.exists(layout.live[layout.unit]),
         "differing": names,
         "owed": reasons,
+        "left": left,
         "live_venv": unit_venv(layout.live[layout.unit]),
         "staged_venv": unit_venv(layout.staged(layout.unit)),
         "previous_venv": unit_venv(layout.previous(layout.unit)),
         "live_draft": unit_flag(layout.live[layout.unit], "--speculative-draft-model-path"),
         "has_previous": os.path.isdir(layout.previous_dir) and bool(os.listdir(layout.previous_dir)),
     }
+    if venv is not None:
+        state["venv_exists"] = os.path.exists(os.path.join(venv, "bin", "python"))
+    if port is not None:
+        state["port_users"] = port_users(layout, port)
+    return state
+
+
+RUNNING = ("active", "activating", "reloading")
+
+
+def what_is_owed(state, active_state):
+    """Why the server's batch must take it (``[]``: nothing), and whether it serves now: a restart for
+    staged files or recorded reasons, a start when its unit does not run, a rejoin when an earlier run
+    left it out of the routers."""
+    running = active_state in RUNNING
+    left = state.get("left")
+    owes = list(state["differing"]) + list(state["owed"])
+    if not running:
+        owes.append("not running" if state["has_live"] else "first start")
+    if left:
+        owes.append("out of the routers since %s" % left.get("since", "an earlier run"))
+    return {"owes": owes, "running": running, "serving": running and not left}
 
 
 def _copy(source, dest):
@@ -146,6 +210,14 @@ def swap(layout):
     for name in names:
         _copy(layout.staged(name), layout.live[name])
     return names
+
+
+def unconfirmed(layout):
+    """Whether the live settings were swapped in and not yet confirmed (SWAPPED still owed: no settle
+    after a healthy restart) and a rollback point exists (a first start has none): what a failed batch
+    rolls back. Settings a healthy restart confirmed are changed by staging others, never rolled back."""
+    return SWAPPED in owed_reasons(layout) and os.path.isdir(layout.previous_dir) and bool(
+        os.listdir(layout.previous_dir))
 
 
 def to_roll_back(layout):
@@ -196,4 +268,26 @@ def settle(layout, reason=None):
         os.replace(layout.marker + ".tmp", layout.marker)
     else:
         os.unlink(layout.marker)
+    return True
+
+
+def leave(layout, routers, now=None):
+    """Record that the server left ``routers`` (before it leaves them: a run killed in between leaves a
+    record the next run finishes from). True when it was not recorded yet."""
+    if left_routers(layout) is not None:
+        return False
+    if not os.path.isdir(layout.staged_dir):
+        os.makedirs(layout.staged_dir, mode=0o700)
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if now is None else now))
+    with open(layout.left_record + ".tmp", "w") as handle:
+        json.dump({"since": since, "routers": sorted(routers)}, handle)
+    os.replace(layout.left_record + ".tmp", layout.left_record)
+    return True
+
+
+def rejoin(layout):
+    """The server is back in every router: forget the record. True when there was one."""
+    if left_routers(layout) is None:
+        return False
+    os.unlink(layout.left_record)
     return True

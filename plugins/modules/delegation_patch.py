@@ -68,8 +68,15 @@ options:
   sglang_root:
     description:
       - The installed C(sglang) package directory, used with O(methods=auto).
-      - Defaults to the top-level package that contains O(path).
+      - Defaults to the top-level package that contains O(path); may be given with it.
     type: path
+  fail_on_gaps:
+    description:
+      - With O(methods=auto), fail when a method EAGLE-3 requires stays missing after the patch (the inner class lacks
+        it) or the audit cannot settle it from the source, naming each with its call sites and what to do. The patch
+        of what could be delegated is made first.
+    type: bool
+    default: false
   state:
     description: Whether the managed block should be present or absent.
     type: str
@@ -187,6 +194,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._delegation import PatchError, plan_patch
 from ansible_collections.gpufleet.sglang.plugins.module_utils._audit_cache import DEFAULT_DIR, cached_audit
+from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import refusals
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import (
     SourceError,
     import_root_of,
@@ -247,9 +255,10 @@ def main():
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup=dict(type="bool", default=False),
             cache_dir=dict(type="path", default=DEFAULT_DIR),
+            fail_on_gaps=dict(type="bool", default=False),
         ),
         required_if=[("state", "present", ("methods",))],
-        mutually_exclusive=[("path", "python"), ("path", "sglang_root")],
+        mutually_exclusive=[("path", "python"), ("python", "sglang_root")],
         required_one_of=[("path", "python")],
         supports_check_mode=True,
     )
@@ -305,6 +314,14 @@ def main():
         if params["instance"]:
             reason = "%s patched in %s" % (params["model_file"] if params["python"] else path, venv or "its venv")
             result["owed"] = staged.owe(staged.Layout(params["instance"]), reason, venv)
+    if audit is not None:
+        result["msg"] = "SGLang %s %s %s: required %s; %s; %s: %s" % (
+            audit["sglang_version"], audit["model_file"], audit["class_name"], ", ".join(audit["required"]),
+            "missing before: " + ", ".join(audit["missing"]) if audit["missing"] else "nothing missing",
+            "would delegate" if module.check_mode else "delegated", ", ".join(plan.delegated) or "none")
+        problems = refusals(audit, plan.lacking) if params["fail_on_gaps"] else []
+        if problems:
+            module.fail_json(msg=" ".join(problems), **result)
     module.exit_json(**result)
 
 

@@ -13,7 +13,9 @@ version_added: 0.1.0
 description:
   - Reads, without changing anything, whether the given packages are installed (and at which version),
     whether the given files exist with the given content, lines, mode and owner, whether the given paths
-    are absent, and whether the given systemd units are enabled and running.
+    are absent, whether the given systemd units are enabled and running, whether the given groups, accounts
+    and directories exist as given, and whether a Python distribution is installed at a version in a venv.
+  - Also reports, without owing anything for them, the state of further units (O(units)).
   - Returns RV(owes), one sentence per difference. A role reads this once and runs its converging tasks
     only when RV(owes) is not empty, so that a host already in the wanted state costs one task, not one
     per package, file and service; those tasks stay the single place where each change is made.
@@ -43,6 +45,33 @@ options:
     default: []
   services:
     description: systemd units that must be enabled and active.
+    type: list
+    elements: str
+    default: []
+  groups:
+    description: Groups that must exist.
+    type: list
+    elements: str
+    default: []
+  users:
+    description: Accounts that must exist; each has C(name) and optionally C(group) (its primary group), C(home), C(shell).
+    type: list
+    elements: dict
+    default: []
+  directories:
+    description: Directories that must exist; each has C(path) and optionally C(mode) (octal string), C(owner), C(group).
+    type: list
+    elements: dict
+    default: []
+  python_packages:
+    description:
+      - Python distributions that must be installed at a version in a venv, read from its C(.dist-info) directories
+        without running its interpreter; each has C(venv), C(name) and C(version).
+    type: list
+    elements: dict
+    default: []
+  units:
+    description: systemd units whose C(ActiveState) to report in RV(units); they owe nothing.
     type: list
     elements: str
     default: []
@@ -79,12 +108,18 @@ installed:
   returned: always
   type: dict
   sample: {dkms: "3.0.10-8+deb12u1"}
+units:
+  description: The C(ActiveState) of each unit of O(units) (V(inactive) for a unit systemd does not know).
+  returned: always
+  type: dict
+  sample: {sglang-kimi-k25.service: active}
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._host_state import (
-    DPKG_QUERY, SYSTEMCTL_SHOW, absent_owes, file_owes, package_owes, parse_dpkg_query, service_owes)
+    DPKG_QUERY, SYSTEMCTL_ACTIVE, SYSTEMCTL_SHOW, absent_owes, directory_owes, file_owes, group_owes, package_owes,
+    parse_dpkg_query, python_package_owes, service_owes, unit_states, user_owes)
 
 
 def main():
@@ -95,6 +130,11 @@ def main():
             files=dict(type="list", elements="dict", default=[]),
             absent=dict(type="list", elements="path", default=[]),
             services=dict(type="list", elements="str", default=[]),
+            groups=dict(type="list", elements="str", default=[]),
+            users=dict(type="list", elements="dict", default=[]),
+            directories=dict(type="list", elements="dict", default=[]),
+            python_packages=dict(type="list", elements="dict", default=[]),
+            units=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -108,19 +148,32 @@ def main():
             module.fail_json(msg="dpkg-query failed (rc %d): %s" % (rc, err.strip()))
         installed = parse_dpkg_query(out)
     owes = package_owes(params["packages"], installed, params["versions"])
-    for wanted_file in params["files"]:
-        if not wanted_file.get("path"):
-            module.fail_json(msg="every entry of files needs a path (got %r)" % (wanted_file,))
-        owes.extend(file_owes(wanted_file))
+    for option, key, check in (("files", "path", file_owes), ("directories", "path", directory_owes),
+                               ("users", "name", user_owes)):
+        for wanted_item in params[option]:
+            if not wanted_item.get(key):
+                module.fail_json(msg="every entry of %s needs a %s (got %r)" % (option, key, wanted_item))
+            owes.extend(check(wanted_item))
     owes.extend(absent_owes(params["absent"]))
+    owes.extend(group_owes(params["groups"]))
+    for wanted_package in params["python_packages"]:
+        if not all(wanted_package.get(key) for key in ("venv", "name", "version")):
+            module.fail_json(msg="every entry of python_packages needs venv, name and version (got %r)"
+                             % (wanted_package,))
+        owes.extend(python_package_owes(wanted_package))
     if params["services"]:
         systemctl = module.get_bin_path("systemctl", required=True)
         rc, out, err = module.run_command([systemctl] + SYSTEMCTL_SHOW + params["services"])
         if rc != 0:
             module.fail_json(msg="systemctl show failed (rc %d): %s" % (rc, err.strip()))
         owes.extend(service_owes(params["services"], out))
-    module.exit_json(changed=False, owes=owes, installed=dict((name, installed[name]) for name in wanted
-                                                              if name in installed))
+    units = {}
+    if params["units"]:
+        systemctl = module.get_bin_path("systemctl", required=True)
+        rc, out, err = module.run_command([systemctl] + SYSTEMCTL_ACTIVE + params["units"])
+        units = unit_states(params["units"], out if rc == 0 else "")
+    module.exit_json(changed=False, owes=owes, units=units,
+                     installed=dict((name, installed[name]) for name in wanted if name in installed))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ description:
   - Watches the server's systemd unit meanwhile. When the unit fails, stops or restarts, the wait ends at
     once instead of running into the timeout, and the error carries the last lines of the unit's journal.
   - Returns C(/server_info) (the server's arguments and speculative decoding state) once healthy.
+  - With O(check_unit), also fails when the server does not run the speculative configuration its unit's
+    C(ExecStart) asks for (C(--speculative-algorithm), C(--speculative-draft-model-path)); a healthy server on
+    another draft is not the server that was asked for.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -41,6 +44,10 @@ options:
     description: How many lines of the unit's journal a failure shows.
     type: int
     default: 40
+  check_unit:
+    description: Compare the speculative algorithm and draft the server reports with those of the unit's C(ExecStart).
+    type: bool
+    default: false
 extends_documentation_fragment:
   - gpufleet.sglang._read_only
 """
@@ -51,6 +58,7 @@ EXAMPLES = r"""
     url: http://127.0.0.1:30000
     unit: sglang-kimi-k25.service
     timeout: 2400
+    check_unit: true
   register: server
 """
 
@@ -65,6 +73,11 @@ server_info:
   returned: success
   type: dict
   sample: {speculative_algorithm: EAGLE3, speculative_draft_model_path: AQ-MedAI/Kimi-K25-eagle3}
+msg:
+  description: How long the wait took, and with O(check_unit) what the server runs.
+  returned: success
+  type: str
+  sample: "sglang-kimi-k25.service healthy after 812.4 s: EAGLE3 with AQ-MedAI/Kimi-K25-eagle3"
 journal:
   description: The last lines of the unit's journal, when the wait failed.
   returned: failure
@@ -78,7 +91,12 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import ServerFailed, wait_healthy
+from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import (
+    ServerFailed,
+    speculative_summary,
+    wait_healthy,
+)
+from ansible_collections.gpufleet.sglang.plugins.module_utils._staged_settings import exec_start
 
 
 def http_status(url, headers=None):
@@ -98,6 +116,7 @@ def main():
             interval=dict(type="int", default=5),
             api_key=dict(type="str", no_log=True),
             journal_lines=dict(type="int", default=40),
+            check_unit=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -128,7 +147,16 @@ def main():
         server_info = json.loads(open_url(base + "/server_info", headers=headers, timeout=30).read())
     except Exception as exc:  # pylint: disable=broad-except
         module.fail_json(msg="%s is healthy but %s/server_info could not be read: %s" % (params["unit"], base, exc))
-    module.exit_json(changed=False, elapsed=round(elapsed, 1), server_info=server_info)
+    elapsed = round(elapsed, 1)
+    argv = None
+    if params["check_unit"]:
+        rc, out, err = module.run_command([systemctl, "show", "-p", "FragmentPath", "--value", params["unit"]])
+        argv = exec_start(out.strip()) if out.strip() else []
+    summary, mismatch = speculative_summary(params["unit"], server_info, argv)
+    if mismatch:
+        module.fail_json(msg=mismatch, server_info=server_info, elapsed=elapsed)
+    module.exit_json(changed=False, elapsed=elapsed, server_info=server_info,
+                     msg="%s healthy after %s s: %s" % (params["unit"], elapsed, summary))
 
 
 if __name__ == "__main__":

@@ -17,10 +17,15 @@ description:
     C(<settings_dir>/previous/) are what was live before the last swap.
   - A restart owed for another reason (code patched under the running server) is recorded in
     C(<settings_dir>/staged/<instance>.restart), so that a run that fails before the restart does not forget it.
+  - A server that left the routers for a restart is recorded in C(<settings_dir>/staged/<instance>.left) until it
+    is back in them, so that the next run finishes what a failed or killed run left drained.
   - C(inspect) reports whether the server owes a restart. C(swap) makes the staged files live, keeps the
     live ones as the rollback point, and records a restart owed until C(settle), so that a run that dies between
-    the swap and the restart still leaves the restart owed. C(rollback) makes the previous files live again. C(owe) records a reason
-    for a restart, C(settle) forgets the reasons once the restart is done. None of them restarts anything.
+    the swap and the restart still leaves the restart owed. C(rollback) makes the previous files live again, when
+    the live ones were swapped in and not yet confirmed by C(settle) (a batch that failed after its swap), never
+    settings a healthy restart confirmed, and never without a rollback point (a first start). C(owe) records a reason
+    for a restart, C(settle) forgets the reasons once the restart is done. C(leave) records that the server left the
+    routers (O(routers)), C(rejoin) forgets it. None of them restarts anything.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -31,7 +36,7 @@ options:
   state:
     description: What to do.
     type: str
-    choices: [inspect, owe, swap, rollback, settle]
+    choices: [inspect, owe, swap, rollback, settle, leave, rejoin]
     default: inspect
   reason:
     description:
@@ -43,7 +48,23 @@ options:
     description:
       - With O(state=owe), record the reason only when the live unit runs this venv (code changed in a venv that no
         server runs owes no restart).
+      - With O(state=inspect), also report RV(venv_exists), whether this venv's C(bin/python) exists.
     type: path
+  routers:
+    description: With O(state=leave), the routers the server leaves (inventory names), kept in the record.
+    type: list
+    elements: str
+    default: []
+  would_stage:
+    description:
+      - File names (C(sglang-<instance>.service), C(<instance>.env), C(<instance>.yaml)) that a run in check mode
+        would have staged; they count as differing, so that RV(pending) is what a real run would find.
+    type: list
+    elements: str
+    default: []
+  port:
+    description: Also report RV(port_users), the other instances whose live unit passes C(--port) with this port.
+    type: int
   settings_dir:
     description: The directory of the live environment and config files.
     type: path
@@ -81,6 +102,12 @@ EXAMPLES = r"""
     state: owe
     reason: kimi_k25.py patched
     venv: /opt/sglang/venvs/sglang-0.5.9
+
+- name: Record that the server leaves the routers (before it leaves them)
+  gpufleet.sglang.staged_settings:
+    instance: kimi-k25
+    state: leave
+    routers: [router-1, router-2]
 """
 
 RETURN = r"""
@@ -125,11 +152,46 @@ has_previous:
   description: Whether there is a rollback point.
   returned: always
   type: bool
+left:
+  description: When and from which routers the server left (C({since, routers})) while it is out of them, else null (before the action).
+  returned: always
+  type: dict
+  sample: {since: "2026-12-04T18:20:00Z", routers: [router-1]}
+venv_exists:
+  description: Whether O(venv)'s C(bin/python) exists.
+  returned: when O(venv) is given
+  type: bool
+port_users:
+  description: The other instances' live units that use O(port).
+  returned: when O(port) is given
+  type: list
+  elements: str
+draft:
+  description: With O(state=rollback), the draft the live unit runs after the rollback (its C(--speculative-draft-model-path)).
+  returned: when O(state=rollback)
+  type: str
 active_state:
   description: The live unit's C(ActiveState) as systemd reports it (C(active), C(inactive), C(failed)...), before the action.
   returned: always
   type: str
   sample: active
+running:
+  description: Whether the unit runs (RV(active_state) C(active), C(activating) or C(reloading)).
+  returned: always
+  type: bool
+serving:
+  description: Whether the server serves now, as far as this host knows, running and not out of the routers.
+  returned: always
+  type: bool
+owes:
+  description:
+    - Why this server's batch must take it, before the action; empty when it owes nothing. The files of RV(differing),
+      the reasons of RV(owed), V(not running) or V(first start) when the unit does not run, and
+      V(out of the routers since ...) when an earlier run left it out of them.
+  returned: always
+  type: list
+  elements: str
+  sample: [sglang-kimi-k25.service, out of the routers since 2026-12-04T18:20:00Z]
 files:
   description: The files O(state=swap) or O(state=rollback) made live (or would, in check mode).
   returned: always
@@ -152,9 +214,13 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             instance=dict(type="str", required=True),
-            state=dict(type="str", default="inspect", choices=["inspect", "owe", "swap", "rollback", "settle"]),
+            state=dict(type="str", default="inspect",
+                       choices=["inspect", "owe", "swap", "rollback", "settle", "leave", "rejoin"]),
             reason=dict(type="str"),
             venv=dict(type="path"),
+            routers=dict(type="list", elements="str", default=[]),
+            would_stage=dict(type="list", elements="str", default=[]),
+            port=dict(type="int"),
             settings_dir=dict(type="path", default="/etc/sglang"),
             unit_dir=dict(type="path", default="/etc/systemd/system"),
         ),
@@ -163,12 +229,14 @@ def main():
     )
     params = module.params
     layout = staged.Layout(params["instance"], params["settings_dir"], params["unit_dir"])
-    result = dict(staged.inspect(layout), changed=False, files=[], active_state="")
+    state = params["state"]
+    probe = dict(venv=params["venv"], port=params["port"]) if state == "inspect" else {}
+    result = dict(staged.inspect(layout, params["would_stage"], **probe), changed=False, files=[], active_state="")
     systemctl = module.get_bin_path("systemctl")
     if systemctl:
         _rc, out, _err = module.run_command([systemctl, "show", "-p", "ActiveState", "--value", layout.unit])
         result["active_state"] = out.strip()
-    state = params["state"]
+    result.update(staged.what_is_owed(result, result["active_state"]))
     diff = None
     if state == "swap":
         result["files"] = result["differing"]
@@ -176,8 +244,10 @@ def main():
         if result["files"] and not module.check_mode:
             staged.swap(layout)
     elif state == "rollback":
-        result["files"] = staged.to_roll_back(layout)
+        result["files"] = staged.to_roll_back(layout) if staged.unconfirmed(layout) else []
         diff = _diff(layout, layout.previous(layout.unit))
+        rolled_to = layout.previous(layout.unit) if result["files"] else layout.live[layout.unit]
+        result["draft"] = staged.unit_flag(rolled_to, "--speculative-draft-model-path")
         if result["files"] and not module.check_mode:
             staged.rollback(layout)
     elif state == "owe":
@@ -192,6 +262,14 @@ def main():
         if result["changed"] and not module.check_mode:
             staged.settle(layout, params["reason"])
         result["owed"] = result["owed"] if module.check_mode else left
+    elif state == "leave":
+        result["changed"] = result["left"] is None
+        if result["changed"] and not module.check_mode:
+            staged.leave(layout, params["routers"])
+    elif state == "rejoin":
+        result["changed"] = result["left"] is not None
+        if result["changed"] and not module.check_mode:
+            staged.rejoin(layout)
     if result["files"]:
         result["changed"] = True
         if module._diff:

@@ -95,3 +95,17 @@ def test_gpu_facts(host):
                 {"name": "NVIDIA B200", "compute_cap": "10.0", "memory_total_mib": 183359})
     for index, gpu in enumerate(facts):
         assert gpu == dict(expected, index=index, driver_version="580.105.08")
+
+
+def test_the_role_needs_no_sglang_and_no_router(host):
+    """A GPU host with neither (this scenario's inventory names no SGLang setting and no router group): the
+    role runs alone, nothing but its own tasks, and no other role of the collection is loaded."""
+    name = host.backend.get_hostname()
+    run = run_role(name, {})
+    assert run.returncode == 0, str(run)
+    roles = set(task.split(" : ", 1)[0] for task, _host, _result in run.results() if " : " in task)
+    assert roles == {"gpufleet.sglang.cuda_driver"}, roles
+    assert not any(task.startswith("gpufleet.sglang.common") for task, _host, _result in run.results())
+    with open(os.environ["MOLECULE_INVENTORY_FILE"]) as handle:
+        inventory = handle.read()
+    assert "sglang_" not in inventory and "routers" not in inventory

@@ -8,7 +8,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from sglang_standin import checks, config, source
+from sglang_standin import checks, config, group, source
 
 DEFAULT_ACCEPT_LENGTH = 3.1
 OPEN_PATHS = ("/health", "/health_generate", "/metrics")
@@ -146,9 +146,14 @@ def main(argv=None):
         log("startup failed")
         sys.stderr.write(str(exc) + "\n")
         return 1
+    serves = group.join(args)
     delay = float(os.environ.get("SGLANG_STANDIN_LOAD_DELAY", "0"))
     log("loading (stand-in delay %.1f s)" % delay)
     time.sleep(delay)
+    if not serves:  # a rank other than 0 serves no HTTP; it lives as long as its group does
+        log("rank %s serving its part of the model" % args.get("node_rank"))
+        while True:
+            time.sleep(3600)
 
     accept = (draft or {}).get("standin_accept_length", DEFAULT_ACCEPT_LENGTH) if draft is not None else None
     server_info = dict((k, v) for k, v in args.items() if k not in ("api_key", "admin_api_key", "config"))

@@ -191,3 +191,34 @@ def test_a_venv_marked_unhealthy_starts_but_never_answers_health(pristine_trees,
     finally:
         proc.kill()
         proc.communicate()
+
+
+def test_a_multi_node_group_serves_once_whole_and_dies_with_a_rank(pristine_trees, models):
+    """Rank 0 serves HTTP only once rank 1 joined (whichever starts first); when rank 1 goes, rank 0 exits."""
+    target, draft = models
+    port, rendezvous = free_port(), free_port()
+    group = ["--nnodes", "2", "--dist-init-addr", "127.0.0.1:%d" % rendezvous]
+    env = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}
+    rank0 = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, *group, "--node-rank", "0"),
+                   env=env, wait=False)
+    try:
+        time.sleep(1.5)
+        assert rank0.poll() is None
+        with pytest.raises(OSError):
+            urllib.request.urlopen("http://127.0.0.1:%d/health" % port, timeout=1)  # not serving alone
+        rank1 = launch(pristine_trees["0.5.10"], eagle_args(target, draft, free_port(), *group, "--node-rank", "1"),
+                       env=env, wait=False)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/health" % port, timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert get(port, "/health")[0] == 200
+        rank1.kill()
+        rank1.communicate()
+        assert rank0.wait(timeout=10) == 1
+        assert "rank 1 left the group" in rank0.communicate()[1]
+    finally:
+        rank0.kill()
