@@ -321,7 +321,8 @@ def main():
             "would delegate" if module.check_mode else "delegated", ", ".join(plan.delegated) or "none")
         problems = refusals(audit, plan.lacking) if params["fail_on_gaps"] else []
         if problems:
-            module.fail_json(msg=" ".join(problems), **result)
+            result["msg"] = " ".join(problems)
+            module.fail_json(**result)
     module.exit_json(**result)
 
 

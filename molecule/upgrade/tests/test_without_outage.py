@@ -146,7 +146,7 @@ def test_a_settings_change_that_fails_to_start_is_rolled_back_on_the_first_host(
     pids = main_pids()
     run = site("sglang_mem_fraction_static=0.8", '{"sglang_extra_args": {"no-such-flag": "1"}, "sglang_preflight": false}')
     assert run.returncode != 0
-    assert run.says("gpufleet-upgrade-1 failed its restart and was rolled back to the settings it served with")
+    assert run.says("gpufleet-upgrade-1 failed its restart and was rolled back to the settings it served with"), str(run)
     assert run.says("unrecognized arguments: --no-such-flag 1")
     assert main_pid(SERVERS[0]) != pids[SERVERS[0]]  # restarted twice: the bad settings, then the old ones
     assert float(server_info(SERVERS[0])["mem_fraction_static"]) == 0.8

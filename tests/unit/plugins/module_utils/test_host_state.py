@@ -3,7 +3,8 @@
 import os
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._host_state import (
-    absent_owes, file_owes, package_owes, parse_dpkg_query, service_owes)
+    absent_owes, directory_owes, file_owes, group_owes, package_owes, parse_dpkg_query, python_package_owes,
+    python_package_version, service_owes, unit_states, user_owes)
 
 # dpkg-query -W -f='${Package}\t${db:Status-Abbrev}\t${Version}\n' dkms nvidia-open cuda-toolkit-13-0 gone
 DPKG = ("dkms\tii \t3.0.10-8+deb12u1\n"
@@ -55,3 +56,44 @@ def test_units_must_be_enabled_and_running():
     assert service_owes(["nvidia-persistenced", "nvidia-dcgm", "gone"], SHOW) == [
         "nvidia-dcgm is not enabled", "nvidia-dcgm is not running", "gone is not enabled", "gone is not running"]
     assert service_owes(["nvidia-persistenced"], SHOW.split("\n\n", maxsplit=1)[0]) == []
+
+
+def test_accounts_groups_and_directories_as_wanted(tmp_path):
+    import grp
+    import pwd
+    me = pwd.getpwuid(os.getuid())
+    my_group = grp.getgrgid(me.pw_gid).gr_name
+    assert group_owes([my_group, "no-such-group-x"]) == ["group no-such-group-x does not exist"]
+    assert user_owes({"name": me.pw_name, "group": my_group, "home": me.pw_dir, "shell": me.pw_shell}) == []
+    assert user_owes({"name": me.pw_name, "shell": "/usr/sbin/nologin"}) == [
+        "user %s has shell %s, not /usr/sbin/nologin" % (me.pw_name, me.pw_shell)]
+    assert user_owes({"name": "no-such-user-x"}) == ["user no-such-user-x does not exist"]
+    cache = tmp_path / "models"
+    assert directory_owes({"path": str(cache)}) == ["%s is missing" % cache]
+    cache.mkdir(mode=0o750)
+    os.chmod(str(cache), 0o750)
+    assert directory_owes({"path": str(cache), "mode": "0750", "owner": me.pw_name}) == []
+    assert directory_owes({"path": str(cache), "mode": "0755"}) == ["%s has mode 0750, not 0755" % cache]
+    (tmp_path / "file").write_text("x")
+    assert directory_owes({"path": str(tmp_path / "file")}) == ["%s is not a directory" % (tmp_path / "file")]
+
+
+def test_a_release_in_a_venv_is_read_from_its_dist_info(tmp_path):
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "sglang-0.5.9.dist-info").mkdir(parents=True)
+    (site / "sglang_router-0.3.2.dist-info").mkdir()
+    venv = str(tmp_path / "venv")
+    assert python_package_version(venv, "sglang") == "0.5.9"
+    assert python_package_version(venv, "sglang-router") == "0.3.2"
+    assert python_package_owes({"venv": venv, "name": "sglang", "version": "0.5.9"}) == []
+    assert python_package_owes({"venv": venv, "name": "sglang", "version": "0.5.23"}) == [
+        "sglang 0.5.23 is not in %s (found 0.5.9)" % venv]
+    assert python_package_owes({"venv": str(tmp_path / "none"), "name": "sglang", "version": "0.5.9"}) == [
+        "sglang 0.5.9 is not in %s (not installed)" % (tmp_path / "none")]
+
+
+def test_report_only_units_as_systemctl_show_prints_them():
+    show = "Id=sglang-kimi-k25.service\nActiveState=active\n\nId=sglang-other.service\nActiveState=inactive\n"
+    assert unit_states(["sglang-kimi-k25.service", "sglang-other.service"], show) == {
+        "sglang-kimi-k25.service": "active", "sglang-other.service": "inactive"}
+    assert unit_states(["x.service"], "") == {"x.service": "inactive"}

@@ -109,3 +109,60 @@ def test_a_run_that_dies_between_swap_and_restart_leaves_the_restart_owed(layout
     staged.rollback(layout)  # a rollback restarted with the old settings forgets only the swap
     assert staged.settle(layout, staged.SWAPPED) is True and staged.settle(layout, staged.SWAPPED) is False
     assert staged.owed_reasons(layout) == ["patched"]
+
+
+def test_what_is_owed_a_start_a_restart_and_a_rejoin(layout):
+    stage(layout)
+    assert staged.what_is_owed(staged.inspect(layout), "inactive") == {
+        "owes": ["kimi-k25.env", "kimi-k25.yaml", "sglang-kimi-k25.service", "first start"], "running": False,
+        "serving": False}
+    staged.swap(layout)
+    staged.settle(layout)
+    assert staged.what_is_owed(staged.inspect(layout), "active") == {"owes": [], "running": True, "serving": True}
+    assert staged.leave(layout, ["router-1"], now=0) is True and staged.leave(layout, ["router-1"]) is False
+    state = staged.inspect(layout)
+    assert state["left"] == {"since": "1970-01-01T00:00:00Z", "routers": ["router-1"]}
+    assert staged.what_is_owed(state, "active") == {
+        "owes": ["out of the routers since 1970-01-01T00:00:00Z"], "running": True, "serving": False}
+    assert staged.rejoin(layout) is True and staged.rejoin(layout) is False
+    assert staged.inspect(layout)["left"] is None
+
+
+def test_a_check_run_counts_what_it_would_have_staged(layout):
+    stage(layout)
+    staged.swap(layout)
+    staged.settle(layout)
+    assert staged.inspect(layout, would_stage=["kimi-k25.env"])["differing"] == ["kimi-k25.env"]
+    assert staged.inspect(layout, would_stage=["kimi-k25.env"])["pending"]
+
+
+def test_the_ports_of_other_instances_and_the_venv(layout, tmp_path):
+    stage(layout)
+    staged.swap(layout)
+    other = staged.Layout("other", os.path.dirname(layout.live["kimi-k25.env"]), os.path.dirname(layout.live[layout.unit]))
+    with open(other.live[other.unit], "w") as handle:
+        handle.write("[Service]\nExecStart=/v/bin/python -m sglang.launch_server --port 30000 --tp-size 8\n")
+    state = staged.inspect(layout, venv=str(tmp_path / "venv"), port=30000)
+    assert state["port_users"] == ["sglang-other.service"] and state["venv_exists"] is False
+    assert staged.inspect(layout, port=30001)["port_users"] == []
+
+
+def test_only_an_unconfirmed_swap_is_rolled_back_and_never_a_first_start(layout):
+    stage(layout)
+    staged.swap(layout)
+    assert not staged.unconfirmed(layout)  # a first start: no rollback point
+    staged.settle(layout)
+    stage(layout, env="A=2\n")
+    staged.swap(layout)
+    assert staged.unconfirmed(layout)
+    staged.settle(layout)  # a healthy restart confirmed it
+    assert not staged.unconfirmed(layout)
+
+
+def test_the_layout_the_roles_read(layout):
+    names = staged.Layout("kimi-k25").as_dict()
+    assert (names["unit"], names["unit_path"], names["env_file"], names["config_file"]) == (
+        "sglang-kimi-k25.service", "/etc/systemd/system/sglang-kimi-k25.service", "/etc/sglang/kimi-k25.env",
+        "/etc/sglang/kimi-k25.yaml")
+    assert (names["staged_dir"], names["previous_dir"], names["left_record"]) == (
+        "/etc/sglang/staged", "/etc/sglang/previous", "/etc/sglang/staged/kimi-k25.left")

@@ -154,3 +154,31 @@ def test_fixed_releases_are_left_alone(sglang_copy, version):
     result = patch(path)
     assert result["changed"] is False and set(EAGLE3) <= set(result["already_present"])
     assert sha256(path) == before
+
+
+def test_path_and_sglang_root_together_as_the_documentation_allows(kimi_059):
+    """A playbook written for 0.1.0 passes both; sglang_root is then the package the audit reads."""
+    root, path = kimi_059
+    result = patch(path, sglang_root=root)
+    assert not result.get("failed"), result
+    assert result["changed"] is True and result["delegated"] == EAGLE3
+    assert result["audit"]["sglang_version"] == "0.5.9"
+
+
+def test_fail_on_gaps_names_what_stays_missing_with_its_call_sites(sglang_copy, tmp_path):
+    """A wrapper whose inner model lacks a method EAGLE-3 calls: what could be delegated is, the rest fails."""
+    root = sglang_copy("0.5.9")
+    path = os.path.join(root, "srt/models/kimi_k25.py")
+    deepseek = os.path.join(root, "srt/models/deepseek_v2.py")
+    with open(deepseek) as handle:
+        text = handle.read()
+    assert "def get_embed_and_head(self)" in text
+    with open(deepseek, "w") as handle:
+        handle.write(text.replace("def get_embed_and_head(self)", "def _no_embed_and_head(self)"))
+    result = patch(path, fail_on_gaps=True, cache_dir=str(tmp_path / "cache"))
+    assert result["failed"]
+    assert "KimiK25ForConditionalGeneration in srt/models/kimi_k25.py (SGLang 0.5.9) still lacks get_embed_and_head, " \
+           "which SGLang's EAGLE-3 path calls on the target model (" in result["msg"]
+    assert "does not have it to delegate to" in result["msg"]
+    assert result["undelegatable"] == ["get_embed_and_head"]
+    assert result["delegated"] == ["set_eagle3_layers_to_capture", "set_embed_and_head"]
