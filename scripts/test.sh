@@ -32,6 +32,7 @@ step docs bash scripts/check-docs.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
+step real-sglang pytest -q tests/real_sglang
 step system bash scripts/system-tests.sh
 
 printf '\n==> summary\n'
