@@ -1,8 +1,16 @@
 """Tiny configs (a few layers, hidden sizes of 64-128, a one-layer vision tower) in the shapes of real
 models, for building SGLang's wrappers on the CPU without weights. Each function returns a config.json
-as a dict, or, for a model whose config class lives on the Hub (remote code), the classes to build it from."""
+as a dict, or, for a model whose config class lives on the Hub (remote code), the classes to build it from.
+
+    python tiny_models.py DIR NAME...    writes DIR/NAME/config.json for each of MODELS, and a tokenizer
+                                         (a 256-word vocabulary, made with the tokenizers package) where
+                                         transformers can be imported (a real SGLang venv)
+"""
 
 import copy
+import json
+import os
+import sys
 
 # Kimi-K2 / DeepSeek-V3: multi-head latent attention, a dense first layer then MoE, yarn rope scaling
 # (SGLang's CPU rotary embedding requires it), as in moonshotai/Kimi-K2.5's text_config.
@@ -62,3 +70,52 @@ def minicpmv_2_6():
 def llama():
     """A plain Llama (what the probe's setup and a real server load)."""
     return copy.deepcopy(LLAMA)
+
+
+def kimi_k25_target():
+    """The Kimi-K2.5 target a server loads: its served context, 262144 tokens."""
+    config = kimi_k25()
+    config["text_config"]["max_position_embeddings"] = 262144
+    return config
+
+
+def kimi_k25_eagle3():
+    """An EAGLE-3 draft for it, as AQ-MedAI/Kimi-K25-eagle3 is shaped: one Llama layer fed by the target's
+    hidden states, a context of 131072 (shorter than the target's: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN)."""
+    return dict(LLAMA, architectures=["LlamaForCausalLMEagle3"], num_hidden_layers=1,
+                max_position_embeddings=131072, draft_vocab_size=256, target_hidden_size=64,
+                eagle_config={"eagle_aux_hidden_state_layer_ids": [0, 1], "use_aux_hidden_state": True})
+
+
+MODELS = {"llama": llama, "kimi-k25-target": kimi_k25_target, "kimi-k25-eagle3": kimi_k25_eagle3}
+
+
+def write_tokenizer(directory):
+    """A word-level tokenizer over the models' 256 ids, as transformers saves one."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = dict([("<unk>", 0), ("<s>", 1), ("</s>", 2)] + [("t%d" % number, number) for number in range(3, 256)])
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>",
+                            eos_token="</s>").save_pretrained(directory)
+
+
+def main(directory, names):
+    try:
+        import transformers  # noqa: F401 - only a real SGLang venv has it
+        tokenizer = True
+    except ImportError:
+        tokenizer = False
+    for name in names:
+        target = os.path.join(directory, name)
+        os.makedirs(target, exist_ok=True)
+        with open(os.path.join(target, "config.json"), "w") as handle:
+            json.dump(MODELS[name](), handle, indent=2)
+        if tokenizer:
+            write_tokenizer(target)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])

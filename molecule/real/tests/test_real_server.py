@@ -46,6 +46,9 @@ def test_health_generate_server_info_and_the_key_from_the_config_file():
     info = json.loads(body)
     assert status == 200 and info["version"] == "0.5.9" and info["device"] == "cpu"
     assert info["served_model_name"] == "tiny-llama" and info["speculative_algorithm"] is None
+    status, body = http(SERVER + "/generate", KEY, {"text": "t5 t6 t7", "sampling_params": {"max_new_tokens": 3}},
+                        timeout=120)
+    assert status == 200 and json.loads(body)["meta_info"]["completion_tokens"] == 3  # through its tokenizer
     status, body = generate(SERVER)
     assert status == 200 and len(json.loads(body)["output_ids"]) == 4
 
@@ -75,12 +78,12 @@ def test_the_preflight_refuses_what_the_servers_own_parser_refuses(host):
     """server_flags reads the flags from the release's source; SGLang's argparse, run from the same venv, agrees."""
     pid = main_pid()
     run = run_in_scenario(SGLANG, ['{"sglang_extra_args": {"device": "cpu", "load-format": "dummy", '
-                                   '"skip-tokenizer-init": true, "max-total-tokens": 4096, "no-such-flag": "1"}}'])
+                                   '"max-total-tokens": 4096, "no-such-flag": "1"}}'])
     assert run.returncode != 0
     assert run.says("SGLang 0.5.9 does not know --no-such-flag on the command line"), str(run)
     assert main_pid() == pid
     parser = host.run("%s/bin/python -c 'from sglang.srt.server_args import prepare_server_args; "
-                      "prepare_server_args([\"--model-path\", \"/srv/models/tiny-llama\", \"--no-such-flag\", \"1\"])'",
+                      "prepare_server_args([\"--model-path\", \"/srv/models/llama\", \"--no-such-flag\", \"1\"])'",
                       VENV)
     assert parser.rc == 2 and "unrecognized arguments: --no-such-flag 1" in parser.stderr
     flags = run_in_scenario(SGLANG, args=["--check"])
