@@ -24,8 +24,6 @@ import urllib.request
 from gpufleet_testlib import ROOT, real_sglang
 from gpufleet_testlib.standin import free_port
 
-sys.path.insert(0, os.path.join(ROOT, "tests", "real_sglang"))
-import tiny_models  # noqa: E402
 
 
 def spread(values):
