@@ -20,12 +20,14 @@ import shutil
 import time
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote
-from urllib.request import Request, urlopen
+from urllib.parse import urlsplit
+from urllib.request import HTTPRedirectHandler, Request, build_opener
 
 MANIFEST = ".gpufleet-manifest.json"
 PARTIAL = ".part"
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 CHUNK = 8 * 1024 * 1024
+LISTED = ("path", "size", "sha256", "oid")
 
 
 class WeightsError(Exception):
@@ -37,12 +39,31 @@ def revision_dir(root, repo, commit):
     return os.path.join(root, repo.replace("/", "--"), commit)
 
 
-def _get(url, token=None, timeout=60):
+class _TokenStaysHome(HTTPRedirectHandler):
+    """Follows redirects, but sends the token only to the host it was given for: the Hub sends LFS files
+    from a CDN whose signed URLs refuse a second credential (and must not see the token)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and urlsplit(newurl).netloc != urlsplit(req.full_url).netloc:
+            new.remove_header("Authorization")
+        return new
+
+
+_OPENER = build_opener(_TokenStaysHome)
+
+
+def _request(url, token=None, timeout=60, extra=None):
     headers = {"User-Agent": "gpufleet.sglang"}
     if token:
         headers["Authorization"] = "Bearer " + token
+    headers.update(extra or {})
+    return _OPENER.open(Request(url, headers=headers), timeout=timeout)
+
+
+def _get(url, token=None, timeout=60):
     try:
-        response = urlopen(Request(url, headers=headers), timeout=timeout)
+        response = _request(url, token, timeout)
         return response.read(), response.headers
     except HTTPError as exc:
         raise WeightsError("%s answered HTTP %d" % (url.split("?")[0], exc.code)) from None
@@ -75,7 +96,11 @@ def listing(endpoint, repo, commit, token=None):
     url = "%s/api/models/%s/tree/%s?recursive=True&expand=False" % (endpoint.rstrip("/"), repo, commit)
     files = []
     while url:
-        body, headers = _get(url, token)
+        try:
+            body, headers = _get(url, token)
+        except WeightsError as exc:
+            raise WeightsError("the files of %s@%s cannot be listed at %s (an unknown commit, or a mirror that is "
+                               "down): %s" % (repo, commit, endpoint, exc)) from None
         for entry in json.loads(body):
             if entry.get("type") == "file":
                 lfs = entry.get("lfs") or {}
@@ -126,24 +151,27 @@ def read_manifest(directory):
         return None
 
 
-def write_manifest(directory, repo, commit, files):
-    """Record every file as verified now: its listing entry, and the size and mtime it has."""
-    entries = {}
-    for wanted in files:
-        info = os.stat(os.path.join(directory, wanted["path"]))
-        entries[wanted["path"]] = dict(wanted, mtime_ns=info.st_mtime_ns)
+def _write_manifest(directory, manifest):
     temp = os.path.join(directory, MANIFEST + ".tmp")
     with open(temp, "w") as handle:
-        json.dump({"repo": repo, "commit": commit, "verified": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                   "files": entries}, handle, indent=1, sort_keys=True)
+        json.dump(manifest, handle, indent=1, sort_keys=True)
     os.replace(temp, os.path.join(directory, MANIFEST))
 
 
-def lacking(directory, files, full=False):
+def keep_listing(directory, repo, commit, files):
+    """Keep the revision's listing beside its files: later runs verify against it without asking the source."""
+    manifest = read_manifest(directory) or {}
+    if manifest.get("commit") != commit or manifest.get("listing") != files:
+        manifest = {"repo": repo, "commit": commit, "listing": files, "files": {}}
+        _write_manifest(directory, manifest)
+
+
+def lacking(directory, files, full=False, record=True):
     """{path: why} for the files of the listing that this directory does not have verified. A file the manifest
-    recorded with the same size and mtime is trusted (no rehash) unless full; any other is hashed."""
+    recorded with the same size and mtime is trusted (no rehash) unless full; any other is hashed, and
+    recorded when it is right."""
     manifest = (read_manifest(directory) or {}).get("files", {})
-    found = {}
+    found, hashed = {}, []
     for wanted in files:
         path = os.path.join(directory, wanted["path"])
         recorded = manifest.get(wanted["path"])
@@ -158,7 +186,83 @@ def lacking(directory, files, full=False):
             problem = content_problem(path, wanted)
             if problem:
                 found[wanted["path"]] = problem
+            else:
+                hashed.append(wanted)
+    if hashed and record and read_manifest(directory):
+        record_verified(directory, hashed)
     return found
+
+
+def local_problems(directory, full=False, record=True):
+    """{path: why} for a model directory given as a path (a shared filesystem: checked, nothing copied). With a
+    manifest (staged by this collection), every file of its listing; otherwise what SGLang needs to start:
+    config.json, and every shard a safetensors index names."""
+    if not os.path.isdir(directory):
+        return {directory: "is not a directory on this host"}
+    manifest = read_manifest(directory)
+    if manifest and manifest.get("listing"):
+        return lacking(directory, manifest["listing"], full, record)
+    found = {}
+    if not os.path.isfile(os.path.join(directory, "config.json")):
+        found["config.json"] = "is missing"
+    for index in sorted(name for name in os.listdir(directory) if name.endswith(".safetensors.index.json")):
+        try:
+            with open(os.path.join(directory, index)) as handle:
+                shards = set(json.load(handle).get("weight_map", {}).values())
+        except (OSError, ValueError) as exc:
+            found[index] = "cannot be read: %s" % exc
+            continue
+        for shard in sorted(shards):
+            if not os.path.isfile(os.path.join(directory, shard)):
+                found[shard] = "is missing (%s names it)" % index
+    return found
+
+
+def _part_bytes(directory, files):
+    total = 0
+    for wanted in files:
+        try:
+            total += os.path.getsize(os.path.join(directory, wanted["path"]) + PARTIAL)
+        except OSError:
+            pass
+    return total
+
+
+def inspect(model, root, endpoint, token=None, full=False, write=True):
+    """Where one model stands on this host: {name, source, repo, commit, dir, files, bytes, lacks, needed,
+    free}. model: {name, repo, commit} (staged below root from endpoint) or {name, path} (used where it is).
+    A revision staged before is verified against the listing kept in its manifest (no request to the source);
+    only a new one asks the source for its listing. Raises WeightsError when the disk cannot hold what lacks.
+    write False (check mode): nothing is written, not even the listing."""
+    if model.get("path"):
+        lacks = local_problems(model["path"], full, write)
+        manifest = read_manifest(model["path"]) or {}
+        return {"name": model["name"], "source": "path", "repo": manifest.get("repo", ""),
+                "commit": manifest.get("commit", ""), "dir": model["path"], "files": len(manifest.get("listing", [])),
+                "bytes": sum(item["size"] for item in manifest.get("listing", [])), "lacks": lacks, "fetch": [],
+                "needed": 0, "free": 0}
+    repo, commit = model["repo"], model["commit"]
+    directory = revision_dir(root, repo, commit)
+    manifest = read_manifest(directory) or {}
+    files = manifest.get("listing") if manifest.get("commit") == commit else None
+    if not files:
+        files = listing(endpoint, repo, commit, token)
+    lacks = lacking(directory, files, full, write)
+    todo = [wanted for wanted in files if wanted["path"] in lacks]
+    needed = sum(wanted["size"] for wanted in todo) - _part_bytes(directory, todo)
+    free = free_bytes(directory)
+    if needed > free:
+        raise WeightsError("%s@%s needs %.1f GB more below %s (%d of its %d files), which has %.1f GB free. Nothing "
+                           "was downloaded. Free space there (revisions no unit names, older venvs), or point "
+                           "sglang_model_cache at a larger filesystem." % (repo, commit, needed / 1e9, root,
+                                                                            len(todo), len(files), free / 1e9))
+    if todo and write:
+        os.makedirs(directory, exist_ok=True)
+        keep_listing(directory, repo, commit, files)
+    return {"name": model["name"], "source": "hub", "repo": repo, "commit": commit, "dir": directory,
+            "files": len(files), "bytes": sum(item["size"] for item in files), "lacks": lacks, "needed": needed,
+            "free": free, "fetch": [dict(wanted, model=model["name"], dir=directory, repo=repo, commit=commit)
+                                    for wanted in todo]}
 
 
 def free_bytes(directory):
@@ -177,13 +281,8 @@ def fetch(url, dest, wanted, token=None, timeout=120, wait=0, clock=time.monoton
     deadline = clock() + wait
     while True:
         have = os.path.getsize(partial) if os.path.exists(partial) else 0
-        headers = {"User-Agent": "gpufleet.sglang"}
-        if token:
-            headers["Authorization"] = "Bearer " + token
-        if have:
-            headers["Range"] = "bytes=%d-" % have
         try:
-            response = urlopen(Request(url, headers=headers), timeout=timeout)
+            response = _request(url, token, timeout, {"Range": "bytes=%d-" % have} if have else None)
             break
         except HTTPError as exc:
             if exc.code == 404 and clock() < deadline:
@@ -216,25 +315,65 @@ def fetch(url, dest, wanted, token=None, timeout=120, wait=0, clock=time.monoton
     return transferred
 
 
-def record_verified(directory, repo, commit, wanted):
-    """Add one file that was just verified to the manifest (fetch does it file by file, so that the file is
-    not hashed again by the run that fetched it, nor by a run that a killed one left behind)."""
-    manifest = read_manifest(directory) or {"repo": repo, "commit": commit, "files": {}}
-    info = os.stat(os.path.join(directory, wanted["path"]))
-    manifest["files"][wanted["path"]] = dict(wanted, mtime_ns=info.st_mtime_ns)
+def peer_url(peer, item):
+    """A file on a peer's server, whose root is the peers' weights root."""
+    return "%s/%s/%s/%s" % (peer.rstrip("/"), item["repo"].replace("/", "--"), item["commit"], quote(item["path"]))
+
+
+def _share(item, gid):
+    """The file 0640 and its revision's directories 0750, root and the service account's group."""
+    paths = [os.path.join(item["dir"], item["path"])]
+    directory = os.path.dirname(paths[0])
+    while True:
+        paths.append(directory)
+        if os.path.normpath(directory) == os.path.normpath(os.path.dirname(item["dir"])):
+            break
+        directory = os.path.dirname(directory)
+    for path in paths:
+        os.chown(path, 0, gid)
+        os.chmod(path, 0o750 if os.path.isdir(path) else 0o640)
+
+
+def stage_file(item, endpoint, token=None, peer=None, peer_token=None, peer_wait=0, gid=None):
+    """Fetch one planned file (an item of plan_fetches) from the peer when there is one, else (or when the peer
+    does not have it within peer_wait seconds) from the source; verify it, record it, share it with the
+    service account. Returns {bytes, source, note}."""
+    dest = os.path.join(item["dir"], item["path"])
+    source = file_url(endpoint, item["repo"], item["commit"], item["path"])
+    result = {"source": endpoint, "note": ""}
+    try:
+        if not peer:
+            raise WeightsError("")
+        result["bytes"] = fetch(peer_url(peer, item), dest, item, peer_token, wait=peer_wait)
+        result["source"] = peer
+    except WeightsError as exc:
+        result["note"] = str(exc) and "the peer failed (%s); fetched from the source instead" % exc
+        result["bytes"] = fetch(source, dest, item, token)
+    if gid is not None:
+        _share(item, gid)
+    record_verified(item["dir"], [item])
+    return result
+
+
+def record_verified(directory, wanted_files):
+    """Record files that were just verified with the size and mtime they have (fetch does it file by file,
+    so that a file is not hashed again by the run that fetched it, nor by a run that a killed one left
+    behind)."""
+    manifest = read_manifest(directory)
+    for wanted in wanted_files:
+        info = os.stat(os.path.join(directory, wanted["path"]))
+        manifest["files"][wanted["path"]] = dict(((key, wanted.get(key)) for key in LISTED), mtime_ns=info.st_mtime_ns)
     manifest["verified"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    temp = os.path.join(directory, MANIFEST + ".tmp")
-    with open(temp, "w") as handle:
-        json.dump(manifest, handle, indent=1, sort_keys=True)
-    os.replace(temp, os.path.join(directory, MANIFEST))
+    _write_manifest(directory, manifest)
 
 
-def plan_fetches(files, lacks):
-    """The files to fetch, each with the bytes of the ones before it and the total (for the progress line)."""
-    todo = [dict(wanted) for wanted in files if wanted["path"] in lacks]
+def plan_fetches(models):
+    """Every model's files to fetch, in one list, each with the bytes of the ones before it and the total
+    (for the progress line)."""
+    todo = [dict(item) for model in models for item in model["fetch"]]
     total, before = sum(item["size"] for item in todo), 0
-    for item in todo:
-        item.update(before=before, total=total)
+    for number, item in enumerate(todo, 1):
+        item.update(before=before, total=total, number=number, count=len(todo))
         before += item["size"]
     return todo
 

@@ -1,0 +1,119 @@
+"""A real Hugging Face mirror for tests: olah from PyPI, offline, serving git repositories that the test
+writes (its mirrors-path), over the Hub's HTTP API (revision, tree, resolve) that huggingface_hub and
+gpufleet.sglang.model_weights speak. No fake hub: the server is olah's own code.
+
+The venv is made with Debian's Python 3.11 (/usr/bin/python3.11) where there is one, so that a Debian 12
+test container that mounts it at the same path runs it too."""
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from gpufleet_testlib.router import BASE, pip
+from gpufleet_testlib.standin import free_port
+
+VERSION = "0.5.4"
+
+
+def venv():
+    """The venv with olah==VERSION (made once, cached); its olah-cli."""
+    path = os.path.join(BASE, "olah-%s" % VERSION)
+    stamp = os.path.join(path, ".complete")
+    if not os.path.exists(stamp):
+        python = "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else sys.executable
+        subprocess.run([python, "-m", "venv", "--clear", path], check=True)
+        pip(os.path.join(path, "bin", "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+            "olah==%s" % VERSION)
+        open(stamp, "w").close()
+    return os.path.join(path, "bin", "olah-cli")
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit_files(mirrors, repo_id, files, lfs=(), message="weights"):
+    """Commit files {path: bytes} to the mirror's git repository of repo_id (created when new) on main, the
+    paths in lfs as Git LFS pointers with their objects where git-lfs keeps them; returns the commit and the
+    expected listing {path: (size, sha256 or None)}."""
+    repo = os.path.join(mirrors, "models", repo_id)
+    if not os.path.isdir(os.path.join(repo, ".git")):
+        os.makedirs(repo)
+        _git(repo, "init", "-q", "-b", "main")
+        _git(repo, "config", "user.email", "tests@gpufleet.invalid")
+        _git(repo, "config", "user.name", "tests")
+    expected = {}
+    for path, data in files.items():
+        target = os.path.join(repo, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if path in lfs:
+            oid = hashlib.sha256(data).hexdigest()
+            store = os.path.join(repo, ".git", "lfs", "objects", oid[:2], oid[2:4])
+            os.makedirs(store, exist_ok=True)
+            with open(os.path.join(store, oid), "wb") as handle:
+                handle.write(data)
+            data_in_git = ("version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %d\n"
+                           % (oid, len(data))).encode()
+            expected[path] = (len(data), oid)
+        else:
+            data_in_git = data
+            expected[path] = (len(data), None)
+        with open(target, "wb") as handle:
+            handle.write(data_in_git)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD"), expected
+
+
+class Mirror:
+    """olah serving directory/mirrors offline on 127.0.0.1 (or host), started and stopped with the context."""
+
+    def __init__(self, directory, host="127.0.0.1", port=None):
+        self.directory, self.host, self.port = directory, host, port or free_port()
+        self.mirrors = os.path.join(directory, "mirrors")
+        os.makedirs(self.mirrors, exist_ok=True)
+        self.url = "http://%s:%d" % (host, self.port)
+        self.log = os.path.join(directory, "olah.log")
+        self.process = None
+
+    def start(self):
+        config = os.path.join(self.directory, "olah.toml")
+        with open(config, "w") as handle:
+            handle.write('[basic]\nhost = "%s"\nport = %d\nrepos-path = "%s"\nmirrors-path = ["%s"]\n'
+                         '[accessibility]\noffline = true\n'
+                         % (self.host, self.port, os.path.join(self.directory, "repos"), self.mirrors))
+        self.process = subprocess.Popen([venv(), "-c", config], cwd=self.directory, stdout=open(self.log, "ab"),
+                                        stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while self.process.poll() is None and time.time() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/api/whoami-v2", timeout=1)
+                return self
+            except urllib.error.HTTPError:
+                return self  # it answers
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        self.stop()
+        with open(self.log, errors="replace") as handle:
+            raise AssertionError("olah did not come up on %s: %s" % (self.url, handle.read()[-3000:]))
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+
+    def served(self, path):
+        """How many times the mirror answered a request for a file's bytes (GET of .../resolve/.../path)."""
+        with open(self.log, errors="replace") as handle:
+            return sum(1 for line in handle if '"GET ' in line and "/resolve/" in line and line.split('"GET ')[1]
+                       .split(" ")[0].endswith("/" + path))
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,253 @@
+"""Staging weights against a real Hugging Face mirror (olah from PyPI, offline, serving git repositories this
+test writes) and the collection's own peer server: resolve, listing, fetch, verification, manifest, disk check,
+fan-out, prune, and each bad input with its error."""
+
+import hashlib
+import json
+import os
+import threading
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
+from gpufleet_testlib import hf_mirror
+
+REPO = "tiny-org/tiny-model"
+FILES = {"config.json": b'{"architectures": ["LlamaForCausalLM"]}\n',
+         "model-00001-of-00002.safetensors": os.urandom(300000),
+         "model-00002-of-00002.safetensors": os.urandom(200000),
+         "sub/tokenizer.json": b'{"version": "1.0"}\n'}
+LFS = ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("olah")
+    server = hf_mirror.Mirror(str(directory))
+    server.first, server.expected = hf_mirror.commit_files(server.mirrors, REPO, FILES, LFS)
+    with server:
+        yield server
+
+
+def stage(mirror, root, commit=None, **kwargs):
+    model = {"name": "target", "repo": REPO, "commit": commit or mirror.first}
+    state = weights.inspect(model, root, mirror.url, **kwargs)
+    for item in weights.plan_fetches([state]):
+        weights.stage_file(item, mirror.url)
+    return state
+
+
+def test_a_branch_resolves_to_the_commit_the_mirror_has(mirror):
+    assert weights.resolve(mirror.url, REPO, "main") == mirror.first
+
+
+def test_the_listing_has_every_file_with_its_size_and_the_lfs_sha256(mirror):
+    files = weights.listing(mirror.url, REPO, mirror.first)
+    assert {item["path"]: (item["size"], item["sha256"]) for item in files} == mirror.expected
+    config = next(item for item in files if item["path"] == "config.json")
+    assert config["oid"] == hashlib.sha1(b"blob %d\0" % len(FILES["config.json"]) + FILES["config.json"]).hexdigest()
+
+
+def test_staging_fetches_every_file_verified_and_a_second_look_fetches_nothing(mirror, tmp_path):
+    state = stage(mirror, str(tmp_path))
+    assert state["dir"] == str(tmp_path / "tiny-org--tiny-model" / mirror.first)
+    assert state["needed"] == sum(len(data) for data in FILES.values())
+    for path, data in FILES.items():
+        with open(os.path.join(state["dir"], path), "rb") as handle:
+            assert handle.read() == data
+    again = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    assert again["lacks"] == {} and again["fetch"] == [] and again["files"] == len(FILES)
+
+
+def test_a_staged_revision_is_verified_without_the_mirror_and_without_rehashing(mirror, tmp_path, monkeypatch):
+    state = stage(mirror, str(tmp_path))
+    monkeypatch.setattr(weights, "_digests", lambda path: pytest.fail("rehashed " + path))
+    again = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path),
+                            "http://127.0.0.1:9")  # nothing listens there: the listing comes from the manifest
+    assert again["lacks"] == {} and again["dir"] == state["dir"]
+
+
+def test_one_byte_changed_is_caught_and_refetched(mirror, tmp_path):
+    state = stage(mirror, str(tmp_path))
+    shard = os.path.join(state["dir"], LFS[0])
+    with open(shard, "r+b") as handle:
+        handle.seek(1000)
+        byte = handle.read(1)
+        handle.seek(1000)
+        handle.write(bytes([byte[0] ^ 1]))
+    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    assert list(found["lacks"]) == [LFS[0]]
+    assert "has sha256" in found["lacks"][LFS[0]] and mirror.expected[LFS[0]][1] in found["lacks"][LFS[0]]
+    stage(mirror, str(tmp_path))
+    with open(shard, "rb") as handle:
+        assert handle.read() == FILES[LFS[0]]
+
+
+def test_a_full_check_rehashes_what_the_manifest_trusts(mirror, tmp_path):
+    state = stage(mirror, str(tmp_path))
+    shard = os.path.join(state["dir"], LFS[1])
+    info = os.stat(shard)
+    with open(shard, "r+b") as handle:
+        handle.write(b"\0")
+    os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the same size and mtime: only a rehash sees it
+    model = {"name": "target", "repo": REPO, "commit": mirror.first}
+    assert weights.inspect(model, str(tmp_path), mirror.url)["lacks"] == {}
+    assert list(weights.inspect(model, str(tmp_path), mirror.url, full=True)["lacks"]) == [LFS[1]]
+
+
+def test_a_file_cut_short_on_the_host_is_named_and_refetched(mirror, tmp_path):
+    state = stage(mirror, str(tmp_path))
+    shard = os.path.join(state["dir"], LFS[0])
+    os.truncate(shard, 1000)
+    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    assert found["lacks"] == {LFS[0]: "has 1000 bytes, the listing says %d" % len(FILES[LFS[0]])}
+    stage(mirror, str(tmp_path))
+    assert os.path.getsize(shard) == len(FILES[LFS[0]])
+
+
+def test_a_transfer_a_killed_run_left_is_finished_by_a_server_that_ignores_range(mirror, tmp_path):
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    item = next(item for item in weights.plan_fetches([state]) if item["path"] == LFS[0])
+    with open(os.path.join(state["dir"], LFS[0]) + weights.PARTIAL, "wb") as handle:
+        handle.write(FILES[LFS[0]][:1234])
+    assert weights.stage_file(item, mirror.url)["bytes"] == len(FILES[LFS[0]])  # olah sends it all (200)
+    with open(os.path.join(state["dir"], LFS[0]), "rb") as handle:
+        assert handle.read() == FILES[LFS[0]]
+
+
+def test_a_disk_that_would_fill_is_refused_with_the_numbers_before_any_download(mirror, tmp_path, monkeypatch):
+    monkeypatch.setattr(weights, "free_bytes", lambda directory: 1000)
+    with pytest.raises(weights.WeightsError) as error:
+        weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    assert "needs 0.0 GB more" in str(error.value) and "4 of its 4 files" in str(error.value)
+    assert "Nothing was downloaded" in str(error.value)
+    assert not os.path.exists(tmp_path / "tiny-org--tiny-model")
+
+
+def test_check_mode_writes_nothing(mirror, tmp_path):
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url,
+                            write=False)
+    assert len(state["fetch"]) == len(FILES) and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("repo, revision, answer", [
+    ("tiny-org/no-such-model", "main", "HTTP 401"),
+    (REPO, "no-such-branch", "HTTP 401"),  # olah 0.5.4 answers both as the Hub answers an unknown repository
+])
+def test_an_unknown_repository_or_revision_is_named(mirror, repo, revision, answer):
+    with pytest.raises(weights.WeightsError) as error:
+        weights.resolve(mirror.url, repo, revision)
+    assert "%s@%s cannot be resolved at %s" % (repo, revision, mirror.url) in str(error.value)
+    assert answer in str(error.value)
+
+
+def test_an_unknown_commit_is_named_by_its_listing(mirror, tmp_path):
+    with pytest.raises(weights.WeightsError, match="the files of %s@%s cannot be listed at .*answered HTTP 404" % (REPO, "0" * 40)):
+        weights.inspect({"name": "target", "repo": REPO, "commit": "0" * 40}, str(tmp_path), mirror.url)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_mirror_that_is_down_is_named():
+    with pytest.raises(weights.WeightsError, match="cannot be resolved at http://127.0.0.1:9 .*cannot be reached"):
+        weights.resolve("http://127.0.0.1:9", REPO, "main")
+
+
+def test_a_new_revision_is_staged_beside_the_old_and_pruned_after(mirror, tmp_path):
+    old = stage(mirror, str(tmp_path))
+    second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"config.json": b'{"v": 2}\n'}, message="v2")
+    new = stage(mirror, str(tmp_path), commit=second)
+    assert os.path.isdir(old["dir"]) and os.path.isdir(new["dir"]) and old["dir"] != new["dir"]
+    os.utime(old["dir"], (1, 1))
+    assert weights.pruned_revisions(str(tmp_path), REPO, 1, used=[]) == [old["dir"]]
+    assert weights.pruned_revisions(str(tmp_path), REPO, 1, used=[old["dir"]]) == []
+    assert weights.pruned_revisions(str(tmp_path), REPO, 2, used=[]) == []
+
+
+def test_a_shared_path_is_checked_where_it_is(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    assert weights.local_problems(str(model)) == {"config.json": "is missing"}
+    (model / "config.json").write_text("{}")
+    (model / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {"a": "s1.safetensors",
+                                                                                   "b": "s2.safetensors"}}))
+    (model / "s1.safetensors").write_bytes(b"x")
+    assert weights.local_problems(str(model)) == {
+        "s2.safetensors": "is missing (model.safetensors.index.json names it)"}
+    assert weights.local_problems(str(tmp_path / "absent")) == {str(tmp_path / "absent"): "is not a directory on "
+                                                                                          "this host"}
+
+
+def test_a_token_is_not_sent_to_another_host_on_a_redirect():
+    handler = weights._TokenStaysHome()
+    from urllib.request import Request
+    request = Request("https://huggingface.co/a/resolve/c/f", headers={"Authorization": "Bearer secret"})
+    same = handler.redirect_request(request, None, 302, "Found", {}, "https://huggingface.co/other")
+    other = handler.redirect_request(request, None, 302, "Found", {}, "https://cdn-lfs.hf.co/signed")
+    assert same.get_header("Authorization") == "Bearer secret"
+    assert other.get_header("Authorization") is None
+
+
+@pytest.fixture
+def peer(tmp_path):
+    """The collection's peer server on loopback, serving tmp_path/peer-root with a token."""
+    root = tmp_path / "peer-root"
+    root.mkdir()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), peers.handler(str(root), "t0ken"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.root, server.url = str(root), "http://127.0.0.1:%d" % server.server_address[1]
+    yield server
+    server.shutdown()
+
+
+def test_a_host_fed_by_a_peer_costs_the_mirror_nothing(mirror, peer, tmp_path):
+    fed = stage(mirror, peer.root)  # the peer staged it from the mirror
+    before = {path: mirror.served(path) for path in FILES}
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path / "child"),
+                            mirror.url)
+    sources = {weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken")["source"]
+               for item in weights.plan_fetches([state])}
+    assert sources == {peer.url}
+    assert {path: mirror.served(path) for path in FILES} == before
+    assert weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path / "child"),
+                           mirror.url)["lacks"] == {}
+    assert fed["dir"] != state["dir"]
+
+
+def test_a_peer_without_the_file_is_waited_for_then_the_source_serves_it(mirror, peer, tmp_path):
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    item = weights.plan_fetches([state])[0]
+    result = weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken", peer_wait=0)
+    assert result["source"] == mirror.url and "HTTP 404" in result["note"]
+
+
+@pytest.mark.parametrize("path, authorization", [
+    ("/tiny-org--tiny-model/c/config.json", "Bearer wrong"),
+    ("/../etc/passwd", "Bearer t0ken"),
+    ("/tiny-org--tiny-model/c/model.safetensors.part", "Bearer t0ken"),
+    ("/", "Bearer t0ken"),
+])
+def test_the_peer_serves_only_complete_files_below_its_root_to_the_token(tmp_path, path, authorization):
+    (tmp_path / "tiny-org--tiny-model" / "c").mkdir(parents=True)
+    for name in ("config.json", "model.safetensors.part"):
+        (tmp_path / "tiny-org--tiny-model" / "c" / name).write_text("{}")
+    assert peers.resolve(str(tmp_path), "t0ken", path, authorization) is None
+    assert peers.resolve(str(tmp_path), "t0ken", "/tiny-org--tiny-model/c/config.json", "Bearer t0ken")
+
+
+def test_a_transfer_resumes_where_it_stopped_and_a_wrong_start_is_removed(mirror, peer, tmp_path):
+    stage(mirror, peer.root)
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    item = next(item for item in weights.plan_fetches([state]) if item["path"] == LFS[0])
+    partial = os.path.join(state["dir"], LFS[0]) + weights.PARTIAL
+    with open(partial, "wb") as handle:
+        handle.write(FILES[LFS[0]][:1234])
+    result = weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken")
+    assert result == {"source": peer.url, "note": "", "bytes": len(FILES[LFS[0]]) - 1234}
+    os.unlink(os.path.join(state["dir"], LFS[0]))
+    with open(partial, "wb") as handle:
+        handle.write(b"x" * 1234)  # not the start of this file: resumed, it is wrong as a whole
+    with pytest.raises(weights.WeightsError, match="has sha256 .*: the copy was removed"):
+        weights.fetch(weights.peer_url(peer.url, item), os.path.join(state["dir"], LFS[0]), item, "t0ken")
+    assert not os.path.exists(partial) and not os.path.exists(os.path.join(state["dir"], LFS[0]))
