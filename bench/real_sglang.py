@@ -25,7 +25,6 @@ from gpufleet_testlib import ROOT, real_sglang
 from gpufleet_testlib.standin import free_port
 
 
-
 def spread(values):
     return "%.1f s (%.1f-%.1f)" % (statistics.median(values), min(values), max(values))
 

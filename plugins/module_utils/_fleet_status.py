@@ -7,7 +7,7 @@ from __future__ import annotations
 
 COLUMNS = (
     ("host", "HOST"), ("gpus_driver", "GPUS/DRIVER"), ("sglang", "SGLANG (VENV)"), ("patch", "PATCH"),
-    ("drafts", "DRAFT UNIT | INVENTORY | SERVED"), ("accept_length", "ACCEPT"), ("health", "HEALTH"),
+    ("drafts", "DRAFT UNIT | INVENTORY | SERVED"), ("weights", "WEIGHTS"), ("accept_length", "ACCEPT"), ("health", "HEALTH"),
     ("routers", "ROUTERS"), ("restart_pending", "RESTART PENDING"),
 )
 
@@ -38,6 +38,13 @@ def _routers_cell(row):
     return cell
 
 
+def _weights_cell(models):
+    """Each model the live unit runs from a directory: its commit (short) and whether its files are verified."""
+    return ", ".join("%s %s %s" % (model["name"], (model.get("commit") or "-")[:8],
+                                   "verified" if not model.get("lacks") else "%d FILE(S) BAD" % len(model["lacks"]))
+                     for model in models) or "-"
+
+
 def _cells(row):
     drafts = [row.get("draft_unit") or "-", row.get("draft_inventory") or "-", row.get("draft_served") or "-"]
     same = len(set(drafts)) == 1
@@ -48,6 +55,7 @@ def _cells(row):
         "sglang": "%s (%s)" % (row.get("sglang_version") or "-", row.get("venv") or "-"),
         "patch": row.get("patch") or "-",
         "drafts": drafts[0] if same else " | ".join(drafts),
+        "weights": _weights_cell(row.get("weights") or []),
         "accept_length": "-" if accept in (None, "") else "%.2f" % float(accept),
         "health": "healthy" if row.get("healthy") else "DOWN",
         "routers": _routers_cell(row),

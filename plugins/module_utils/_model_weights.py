@@ -198,7 +198,7 @@ def local_problems(directory, full=False, record=True):
     manifest (staged by this collection), every file of its listing; otherwise what SGLang needs to start:
     config.json, and every shard a safetensors index names."""
     if not os.path.isdir(directory):
-        return {directory: "is not a directory on this host"}
+        return {"": "is not a directory on this host"}
     manifest = read_manifest(directory)
     if manifest and manifest.get("listing"):
         return lacking(directory, manifest["listing"], full, record)
@@ -230,15 +230,17 @@ def _part_bytes(directory, files):
 
 def inspect(model, root, endpoint, token=None, full=False, write=True):
     """Where one model stands on this host: {name, source, repo, commit, dir, files, bytes, lacks, needed,
-    free}. model: {name, repo, commit} (staged below root from endpoint) or {name, path} (used where it is).
+    free}. model: {name, repo, commit} (staged below root from endpoint), or {name, path} or an inspected model
+    with its dir (used where it is, checked).
     A revision staged before is verified against the listing kept in its manifest (no request to the source);
     only a new one asks the source for its listing. Raises WeightsError when the disk cannot hold what lacks.
     write False (check mode): nothing is written, not even the listing."""
-    if model.get("path"):
-        lacks = local_problems(model["path"], full, write)
-        manifest = read_manifest(model["path"]) or {}
+    if model.get("path") or model.get("dir"):
+        path = model.get("path") or model["dir"]
+        lacks = local_problems(path, full, write)
+        manifest = read_manifest(path) or {}
         return {"name": model["name"], "source": "path", "repo": manifest.get("repo", ""),
-                "commit": manifest.get("commit", ""), "dir": model["path"], "files": len(manifest.get("listing", [])),
+                "commit": manifest.get("commit", ""), "dir": path, "files": len(manifest.get("listing", [])),
                 "bytes": sum(item["size"] for item in manifest.get("listing", [])), "lacks": lacks, "fetch": [],
                 "needed": 0, "free": 0}
     repo, commit = model["repo"], model["commit"]
@@ -252,10 +254,10 @@ def inspect(model, root, endpoint, token=None, full=False, write=True):
     needed = sum(wanted["size"] for wanted in todo) - _part_bytes(directory, todo)
     free = free_bytes(directory)
     if needed > free:
+        numbers = (repo, commit, needed / 1e9, root, len(todo), len(files), free / 1e9)
         raise WeightsError("%s@%s needs %.1f GB more below %s (%d of its %d files), which has %.1f GB free. Nothing "
                            "was downloaded. Free space there (revisions no unit names, older venvs), or point "
-                           "sglang_model_cache at a larger filesystem." % (repo, commit, needed / 1e9, root,
-                                                                            len(todo), len(files), free / 1e9))
+                           "sglang_model_cache at a larger filesystem." % numbers)
     if todo and write:
         os.makedirs(directory, exist_ok=True)
         keep_listing(directory, repo, commit, files)
@@ -292,13 +294,14 @@ def fetch(url, dest, wanted, token=None, timeout=120, wait=0, clock=time.monoton
                 response = None
                 break
             raise WeightsError("%s answered HTTP %d for %s" % (url.split("/resolve/")[0], exc.code,
-                                                                 wanted["path"])) from None
+                                                               wanted["path"])) from None
         except (URLError, OSError) as exc:
             if clock() < deadline:
                 sleep(2)
                 continue
+            reason = getattr(exc, "reason", exc)
             raise WeightsError("%s cannot be reached for %s: %s" % (url.split("/resolve/")[0], wanted["path"],
-                                                                     getattr(exc, "reason", exc))) from None
+                                                                    reason)) from None
     transferred = 0
     if response is not None:
         mode = "ab" if have and response.status == 206 else "wb"  # a server that ignores Range sends it all
@@ -334,20 +337,52 @@ def _share(item, gid):
         os.chmod(path, 0o750 if os.path.isdir(path) else 0o640)
 
 
+def same_file_staged(item):
+    """A verified file of another staged revision of the same repository that is this one (the same path, size
+    and digests, and the size and mtime it was verified with), or None."""
+    base = os.path.dirname(item["dir"])
+    try:
+        others = [os.path.join(base, name) for name in os.listdir(base) if name != os.path.basename(item["dir"])]
+    except OSError:
+        return None
+    for other in others:
+        entry = ((read_manifest(other) or {}).get("files") or {}).get(item["path"])
+        if not entry or any(entry.get(key) != item.get(key) for key in LISTED):
+            continue
+        path = os.path.join(other, item["path"])
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_size == entry["size"] and info.st_mtime_ns == entry.get("mtime_ns"):
+            return path
+    return None
+
+
 def stage_file(item, endpoint, token=None, peer=None, peer_token=None, peer_wait=0, gid=None):
-    """Fetch one planned file (an item of plan_fetches) from the peer when there is one, else (or when the peer
-    does not have it within peer_wait seconds) from the source; verify it, record it, share it with the
-    service account. Returns {bytes, source, note}."""
+    """Stage one planned file (an item of plan_fetches): linked from another staged revision that has the same
+    file, else fetched from the peer when there is one, else (or when the peer does not have it within
+    peer_wait seconds) from the source; verify it, record it, share it with the service account. Returns
+    {bytes, source, note}."""
     dest = os.path.join(item["dir"], item["path"])
     source = file_url(endpoint, item["repo"], item["commit"], item["path"])
     result = {"source": endpoint, "note": ""}
+    same = same_file_staged(item)
     try:
-        if not peer:
+        if same:
+            # The revision before has it, verified: a hard link, no transfer and no second copy on disk.
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if os.path.exists(dest):
+                os.unlink(dest)
+            os.link(same, dest)
+            result.update(bytes=0, source=os.path.dirname(same[:-len(item["path"])]))
+        elif not peer:
             raise WeightsError("")
-        result["bytes"] = fetch(peer_url(peer, item), dest, item, peer_token, wait=peer_wait)
-        result["source"] = peer
-    except WeightsError as exc:
-        result["note"] = str(exc) and "the peer failed (%s); fetched from the source instead" % exc
+        else:
+            result["bytes"] = fetch(peer_url(peer, item), dest, item, peer_token, wait=peer_wait)
+            result["source"] = peer
+    except (WeightsError, OSError) as exc:
+        result["note"] = str(exc) and "%s; fetched from the source instead" % exc
         result["bytes"] = fetch(source, dest, item, token)
     if gid is not None:
         _share(item, gid)
@@ -365,6 +400,16 @@ def record_verified(directory, wanted_files):
         manifest["files"][wanted["path"]] = dict(((key, wanted.get(key)) for key in LISTED), mtime_ns=info.st_mtime_ns)
     manifest["verified"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     _write_manifest(directory, manifest)
+
+
+def unusable(models):
+    """What makes models that no fetch can repair (those used where they are) unusable, one line each, or ""."""
+    lines = []
+    for model in models:
+        if model["source"] == "path" and model["lacks"]:
+            found = ", ".join(("%s %s" % item).strip() for item in sorted(model["lacks"].items()))
+            lines.append("%s %s: %s" % (model["name"], model["dir"], found))
+    return "; ".join(lines)
 
 
 def plan_fetches(models):

@@ -145,6 +145,7 @@ def inspect(layout, would_stage=(), venv=None, port=None):
         "staged_venv": unit_venv(layout.staged(layout.unit)),
         "previous_venv": unit_venv(layout.previous(layout.unit)),
         "live_draft": unit_flag(layout.live[layout.unit], "--speculative-draft-model-path"),
+        "live_model": unit_flag(layout.live[layout.unit], "--model-path"),
         "has_previous": os.path.isdir(layout.previous_dir) and bool(os.listdir(layout.previous_dir)),
     }
     if venv is not None:

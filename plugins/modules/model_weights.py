@@ -40,7 +40,8 @@ options:
     description:
       - The models, for O(state=resolved) and O(state=inspected). Each has a C(name) (target, draft) and either a
         C(repo) (a Hugging Face repository id) with a C(revision) (O(state=resolved)) or a C(commit)
-        (O(state=inspected)), or a C(path) on the host.
+        (O(state=inspected)), or a C(path) on the host, or an inspected model (RV(models)) whose C(dir) is checked.
+      - A C(path) (or C(dir)) that lacks a file fails the module, naming the model, the directory and each file.
     type: list
     elements: dict
     default: []
@@ -107,7 +108,8 @@ options:
     elements: path
     default: []
   in_use_files:
-    description: Files (the units) whose text names the revision directories in use, which O(state=pruned) keeps.
+    description: Files or shell patterns (the units) whose text names revision directories in use, which
+      O(state=pruned) keeps.
     type: list
     elements: path
     default: []
@@ -177,8 +179,8 @@ pruned:
   elements: str
 """
 
+import glob
 import grp
-import os
 import shutil
 
 from ansible.module_utils.basic import AnsibleModule
@@ -203,6 +205,10 @@ def inspected(module):
     p = module.params
     models = [weights.inspect(model, p["root"], p["endpoint"], p["token"], p["full"], write=not module.check_mode)
               for model in p["models"]]
+    problems = weights.unusable(models)
+    if problems:
+        module.fail_json(msg="%s. Nothing was changed and the server was not touched: put the model's files there, "
+                             "or give a Hugging Face repository to stage it from." % problems, models=models)
     return dict(changed=False, models=models, fetch=weights.plan_fetches(models),
                 verified=not any(model["lacks"] for model in models))
 
@@ -220,7 +226,7 @@ def pruned(module):
     p = module.params
     used = list(p["used"])
     texts = []
-    for path in p["in_use_files"]:
+    for path in [found for pattern in p["in_use_files"] for found in glob.glob(pattern)]:
         try:
             with open(path) as handle:
                 texts.append(handle.read())

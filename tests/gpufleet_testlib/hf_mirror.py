@@ -117,3 +117,46 @@ class Mirror:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+TARGET_CONFIG = {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25",
+                 "text_config": {"architectures": ["DeepseekV3ForCausalLM"], "max_position_embeddings": 262144,
+                                 "num_hidden_layers": 61}}
+DRAFT_CONFIG = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "max_position_embeddings": 131072,
+                "hidden_size": 7168, "num_hidden_layers": 1, "standin_accept_length": 2.9,
+                "eagle_config": {"eagle_aux_hidden_state_layer_ids": [2, 30, 58], "use_aux_hidden_state": True}}
+
+
+def shard(seed, size):
+    """size bytes that are the same on every run (so a cached mirror serves what the tests expect)."""
+    out, block = bytearray(), hashlib.sha256(seed.encode()).digest()
+    while len(out) < size:
+        block = hashlib.sha256(block).digest()
+        out += block * 64
+    return bytes(out[:size])
+
+
+def write_fleet_models(mirrors, shard_size=4 * 1024 * 1024):
+    """The stand-in's Kimi-K2.5 target (two LFS shards and their index) and EAGLE-3 draft (one shard), as the
+    repositories tiny-org/kimi-k25 and tiny-org/kimi-k25-eagle3 of a new mirror; returns their commits."""
+    import json
+    index = {"metadata": {"total_size": 2 * shard_size},
+             "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}
+    target = {"config.json": json.dumps(TARGET_CONFIG, indent=2).encode() + b"\n",
+              "model.safetensors.index.json": json.dumps(index).encode(),
+              "model-00001-of-00002.safetensors": shard("target-1", shard_size),
+              "model-00002-of-00002.safetensors": shard("target-2", shard_size)}
+    draft = {"config.json": json.dumps(DRAFT_CONFIG, indent=2).encode() + b"\n",
+             "model.safetensors": shard("draft", shard_size // 4)}
+    return {"tiny-org/kimi-k25": commit_files(mirrors, "tiny-org/kimi-k25", target,
+                                              ("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"))[0],
+            "tiny-org/kimi-k25-eagle3": commit_files(mirrors, "tiny-org/kimi-k25-eagle3", draft, ("model.safetensors",))[0]}
+
+
+if __name__ == "__main__":
+    # python -m gpufleet_testlib.hf_mirror DIRECTORY: olah's venv (printed), and a new mirror of the fleet's
+    # models in DIRECTORY/mirrors (what was there before is replaced).
+    import shutil
+    print(venv())
+    shutil.rmtree(os.path.join(sys.argv[1], "mirrors"), ignore_errors=True)
+    print(write_fleet_models(os.path.join(sys.argv[1], "mirrors")))

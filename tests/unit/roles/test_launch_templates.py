@@ -92,3 +92,13 @@ def test_never_private_devices_or_memory_deny_write_execute(tmp_path):
     unit = render(tmp_path, {})("gpu-01", "sglang.service")
     directives = [line for line in unit.splitlines() if not line.startswith("#")]
     assert not [line for line in directives if line.startswith(("PrivateDevices=", "MemoryDenyWriteExecute="))]
+
+
+def test_the_unit_runs_the_staged_directories_offline_and_keeps_the_served_name(tmp_path):
+    unit = render(tmp_path, {"sglang_draft_model_revision": "main"})("gpu-01", "sglang.service")
+    line = exec_start(unit)
+    staged = "/var/lib/sglang/models/weights/%s/" + "0" * 40
+    assert "--model-path %s " % (staged % "moonshotai--Kimi-K2.5") in line
+    assert "--speculative-draft-model-path %s " % (staged % "AQ-MedAI--Kimi-K25-eagle3") in line
+    assert "--served-model-name kimi-k2.5" in line and "--speculative-draft-model-revision" not in line
+    assert "Environment=HF_HUB_OFFLINE=1" in unit

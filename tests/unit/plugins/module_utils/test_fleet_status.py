@@ -24,3 +24,11 @@ def test_the_table_shows_drift_and_pending_restarts_and_aligns():
     assert lines[1].endswith("sglang-kimi-k25.service")
     assert " /d/v1 " in lines[2] and "DOWN" in lines[2] and lines[2].endswith("no") and "r1 in" in lines[2]
     assert lines[1].index("complete") == lines[2].index("complete") == lines[0].index("PATCH")
+
+
+def test_the_table_shows_each_models_commit_and_whether_its_files_are_verified():
+    weights = [{"name": "target", "commit": "3367c8d1c68584429fab7faf845a32d5195b6ac1", "lacks": {}},
+               {"name": "draft", "commit": "", "lacks": {"model.safetensors": "has sha256 0, the listing says 1"}}]
+    lines = _fleet_status.table([dict(ROW, weights=weights), dict(ROW, host="gpu-22")])
+    assert "target 3367c8d1 verified, draft - 1 FILE(S) BAD" in lines[1]
+    assert lines[2][lines[0].index("WEIGHTS"):].startswith("- ")

@@ -175,8 +175,9 @@ def test_a_shared_path_is_checked_where_it_is(tmp_path):
     (model / "s1.safetensors").write_bytes(b"x")
     assert weights.local_problems(str(model)) == {
         "s2.safetensors": "is missing (model.safetensors.index.json names it)"}
-    assert weights.local_problems(str(tmp_path / "absent")) == {str(tmp_path / "absent"): "is not a directory on "
-                                                                                          "this host"}
+    assert weights.local_problems(str(tmp_path / "absent")) == {"": "is not a directory on this host"}
+    absent = weights.inspect({"name": "draft", "path": str(tmp_path / "absent")}, str(tmp_path), "http://127.0.0.1:9")
+    assert weights.unusable([absent]) == "draft %s: is not a directory on this host" % (tmp_path / "absent")
 
 
 def test_a_token_is_not_sent_to_another_host_on_a_redirect():
@@ -251,3 +252,16 @@ def test_a_transfer_resumes_where_it_stopped_and_a_wrong_start_is_removed(mirror
     with pytest.raises(weights.WeightsError, match="has sha256 .*: the copy was removed"):
         weights.fetch(weights.peer_url(peer.url, item), os.path.join(state["dir"], LFS[0]), item, "t0ken")
     assert not os.path.exists(partial) and not os.path.exists(os.path.join(state["dir"], LFS[0]))
+
+
+def test_a_new_revision_links_the_files_it_shares_with_the_staged_one_and_fetches_the_rest(mirror, tmp_path):
+    old = stage(mirror, str(tmp_path))
+    second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "2"}\n'},
+                                               message="tokenizer v2")
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.url)
+    results = {item["path"]: weights.stage_file(item, mirror.url) for item in weights.plan_fetches([state])}
+    assert results["sub/tokenizer.json"]["source"] == mirror.url
+    assert {path: results[path]["source"] for path in LFS} == {path: old["dir"] for path in LFS}
+    assert all(results[path]["bytes"] == 0 for path in LFS)
+    assert os.stat(os.path.join(state["dir"], LFS[0])).st_ino == os.stat(os.path.join(old["dir"], LFS[0])).st_ino
+    assert weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.url)["lacks"] == {}

@@ -69,10 +69,11 @@ def test_an_owed_restart_survives_until_settled(layout):
     assert not staged.inspect(layout)["pending"]
 
 
-def test_the_draft_of_the_live_unit_is_read_from_its_exec_start(layout):
+def test_the_model_and_the_draft_of_the_live_unit_are_read_from_its_exec_start(layout):
     stage(layout, draft="/srv/models/my draft")
     staged.swap(layout)
     assert staged.inspect(layout)["live_draft"] == "/srv/models/my draft"
+    assert staged.inspect(layout)["live_model"] == "moonshotai/Kimi-K2.5"
 
 
 def test_a_failed_copy_leaves_the_live_file_as_it_was(layout, monkeypatch):
