@@ -46,11 +46,13 @@ def startup_checks(root, args):
 
 class Load(object):
     """Requests in flight, as SGLang's scheduler gauges count them: one running request per
-    /generate being served (the stand-in queues nothing, so num_queue_reqs stays 0)."""
+    /generate being served (the stand-in queues nothing, so num_queue_reqs stays 0); the tokens
+    generated, as its counter sglang:generation_tokens_total counts them."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.running = 0
+        self.generated = 0
 
     def __enter__(self):
         with self.lock:
@@ -61,19 +63,23 @@ class Load(object):
             self.running -= 1
 
 
-def metrics_text(args, load):
-    """/metrics in Prometheus' text format with SGLang's gauge names and scheduler labels."""
+def metrics_text(args, load, accept):
+    """/metrics in Prometheus' text format with SGLang 0.5.9's names (srt/metrics/collector.py) and scheduler
+    labels: the acceptance length is 0 without speculative decoding, as SGLang reports it."""
     labels = 'model_name="%s",engine_type="unified",tp_rank="0",pp_rank="0",moe_ep_rank="0"' % (
         args.get("served_model_name") or args["model_path"])
     lines = []
-    for name, value, doc in (("num_running_reqs", load.running, "The number of running requests."),
-                             ("num_queue_reqs", 0, "The number of requests in the waiting queue.")):
-        lines += ["# HELP sglang:%s %s" % (name, doc), "# TYPE sglang:%s gauge" % name,
+    for name, kind, value, doc in (
+            ("num_running_reqs", "gauge", load.running, "The number of running requests."),
+            ("num_queue_reqs", "gauge", 0, "The number of requests in the waiting queue."),
+            ("spec_accept_length", "gauge", accept or 0, "The average acceptance length of speculative decoding."),
+            ("generation_tokens_total", "counter", load.generated, "Number of generation tokens processed.")):
+        lines += ["# HELP sglang:%s %s" % (name, doc), "# TYPE sglang:%s %s" % (name, kind),
                   "sglang:%s{%s} %.1f" % (name, labels, value)]
     return "\n".join(lines) + "\n"
 
 
-def make_handler(args, server_info, model_info):
+def make_handler(args, server_info, model_info, accept=None):
     api_key = args.get("api_key")
     load = Load()
     # Seconds one /generate takes (SGLANG_STANDIN_GENERATE_DELAY, plus SGLANG_STANDIN_TOKEN_DELAY per
@@ -108,7 +114,7 @@ def make_handler(args, server_info, model_info):
             if path in ("/health", "/health_generate"):
                 return self._send(503 if unhealthy else 200)
             if path == "/metrics" and args.get("enable_metrics"):
-                return self._send(200, metrics_text(args, load), "text/plain; version=0.0.4")
+                return self._send(200, metrics_text(args, load, accept), "text/plain; version=0.0.4")
             if path in ("/server_info", "/get_server_info"):
                 return self._send(200, server_info)
             if path in ("/model_info", "/get_model_info"):
@@ -128,6 +134,8 @@ def make_handler(args, server_info, model_info):
                 new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
                 with load:
                     time.sleep(generate_delay + token_delay * new_tokens)
+                with load.lock:
+                    load.generated += new_tokens
                 # standin_server is the stand-in's own: which server answered, for tests behind a router.
                 return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
                     "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3),
@@ -162,7 +170,7 @@ def main(argv=None):
     model_info = {"model_path": args["model_path"], "tokenizer_path": args.get("tokenizer_path") or args["model_path"],
                   "is_generation": True}
     host, port = args.get("host") or "127.0.0.1", int(args.get("port") or 30000)
-    server = ThreadingHTTPServer((host, port), make_handler(args, server_info, model_info))
+    server = ThreadingHTTPServer((host, port), make_handler(args, server_info, model_info, accept))
     log("The server is fired up and ready to roll! (%s:%d)" % (host, port))
     server.serve_forever()
     return 0

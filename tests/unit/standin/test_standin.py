@@ -132,7 +132,8 @@ def test_metrics_count_the_generate_requests_in_flight(pristine_trees, models):
         assert status == 200
         assert ('sglang:num_running_reqs{model_name="kimi-k2.5",engine_type="unified",tp_rank="0",pp_rank="0",'
                 'moe_ep_rank="0"} 0.0') in text.decode()
-        assert gauges(port) == {"sglang:num_running_reqs": 0.0, "sglang:num_queue_reqs": 0.0}
+        assert gauges(port) == {"sglang:num_running_reqs": 0.0, "sglang:num_queue_reqs": 0.0,
+                                "sglang:spec_accept_length": 2.7, "sglang:generation_tokens_total": 0.0}
         requests = [threading.Thread(target=post, args=(port, "/generate", {"text": "hi"}, "k")) for _request in range(3)]
         for request in requests:
             request.start()
@@ -141,6 +142,7 @@ def test_metrics_count_the_generate_requests_in_flight(pristine_trees, models):
         for request in requests:
             request.join()
         assert gauges(port)["sglang:num_running_reqs"] == 0.0
+        assert gauges(port)["sglang:generation_tokens_total"] == 3 * 8.0  # max_new_tokens' default in the stand-in
     finally:
         proc.kill()
         proc.communicate()

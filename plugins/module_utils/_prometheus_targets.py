@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpufleet.sglang contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Prometheus file-based service discovery targets from the inventory: every SGLang server (rank 0 of a
+multi-node group: only it serves HTTP), every sglang-router's exporter, and each GPU host's DCGM exporter,
+with the labels the collection's alerts and dashboard use. A target that listens on loopback cannot be
+scraped from another host: it is refused, saying what to set."""
+
+from __future__ import annotations
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _value(hostvars, host, name, defaults):
+    return hostvars[host].get(name, defaults.get(name))
+
+
+def _rank0(groups, hostvars, host, defaults):
+    tp_group = _value(hostvars, host, "sglang_tp_group", defaults) or ""
+    members = [member for member in groups.get(tp_group, []) if member in groups.get("sglang_servers", [])]
+    return (members[0] if members else host), tp_group
+
+
+def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400):
+    """{servers, routers, gpus: [file_sd entries], problems: [what to change]}. scraper: the host Prometheus
+    runs on (a target on loopback is fine only there). defaults: the shared settings' values for what a
+    host does not set itself."""
+    out = {"servers": [], "routers": [], "gpus": [], "problems": []}
+
+    def address(host, listen, what, variable):
+        if listen in LOOPBACK:
+            if host == scraper:
+                return listen  # Prometheus on the same host reaches it there
+            out["problems"].append("%s on %s listens on %s only, which Prometheus on %s cannot reach: set %s to "
+                                   "0.0.0.0 or the host's address for it." % (what, host, listen, scraper, variable))
+        return hostvars[host].get("ansible_host", host)
+
+    for host in groups.get("sglang_servers", []):
+        rank0, tp_group = _rank0(groups, hostvars, host, defaults)
+        if rank0 != host:
+            continue
+        port = int(_value(hostvars, host, "sglang_port", defaults))
+        where = address(host, _value(hostvars, host, "sglang_host", defaults), "SGLang's /metrics", "sglang_host")
+        labels = {"host": host, "instance": "%s:%d" % (host, port),
+                  "sglang_instance": _value(hostvars, host, "sglang_instance", defaults),
+                  "tp_group": tp_group, "sglang_version": str(_value(hostvars, host, "sglang_version", defaults)),
+                  "draft": _value(hostvars, host, "sglang_draft_model_path", defaults) or "",
+                  "speculative": _value(hostvars, host, "sglang_speculative_algorithm", defaults) or "",
+                  "worker_url": hostvars[host].get("sglang_router_worker_url")
+                  or "http://%s:%d" % (hostvars[host].get("ansible_host", host), port)}
+        out["servers"].append({"targets": ["%s:%d" % (where, port)], "labels": labels})
+    for host in groups.get("sglang_routers", []):
+        port = int(_value(hostvars, host, "sglang_router_prometheus_port", defaults))
+        where = address(host, _value(hostvars, host, "sglang_router_prometheus_host", defaults),
+                        "sglang-router's exporter", "sglang_router_prometheus_host")
+        out["routers"].append({"targets": ["%s:%d" % (where, port)], "labels": {"host": host,
+                                                                                "instance": "%s:%d" % (host, port)}})
+    if dcgm:
+        for host in groups.get("sglang_servers", []):
+            where = hostvars[host].get("ansible_host", host)
+            out["gpus"].append({"targets": ["%s:%d" % (where, dcgm_port)], "labels": {
+                "host": host, "instance": "%s:%d" % (host, dcgm_port)}})
+    return out
