@@ -24,3 +24,5 @@ if ! diff -u CHANGELOG.md "$work/CHANGELOG.md"; then
     exit 1
 fi
 echo "changelog: CHANGELOG.md is generated from changelogs/changelog.yaml"
+
+python3 scripts/check-release.py

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: host_state
 short_description: What a Debian or Ubuntu host lacks of a wanted state, read in one round trip
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - Reads, without changing anything, whether the given packages are installed (and at which version),
     whether the given files exist with the given content, lines, mode and owner, whether the given paths

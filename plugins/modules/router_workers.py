@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: router_workers
 short_description: Register SGLang workers with an sglang-router, or take them out
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - Brings the workers of one sglang-router (sgl-model-gateway 0.3.2) to the wanted state through its worker API
     (C(GET /workers), C(POST /workers), C(DELETE /workers/{id})), then polls the list until the router's job queue

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: sglang_venv
 short_description: One exact SGLang release in its own venv, checked before pip runs
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - Reads the SGLang version installed in O(venv) with the venv's own interpreter; when it is O(version),
     nothing else runs (one round trip on a host that has it).

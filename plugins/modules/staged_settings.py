@@ -149,7 +149,6 @@ live_model:
   returned: always
   type: str
   sample: /var/lib/sglang/models/weights/moonshotai--Kimi-K2.5/3367c8d1c68584429fab7faf845a32d5195b6ac1
-  version_added: 0.2.0
 has_live:
   description: Whether the live unit exists (before the action); a host's first start has none.
   returned: always

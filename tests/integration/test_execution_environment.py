@@ -66,6 +66,26 @@ def test_a_second_run_from_the_execution_environment_changes_nothing(demo_fleet)
     assert not stats["changed"], stats["changed"]
 
 
+def test_the_built_tarball_installed_alone_runs_site_by_its_collection_name(demo_fleet, tmp_path):
+    """What a user does: build (or download) the tarball, install it into an empty collections path, run
+    the playbook by its FQCN. The fleet is converged already: the run must pass and change nothing."""
+    build = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-galaxy"), "collection", "build", "--output-path",
+                            str(tmp_path)], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stderr
+    tarball = next(tmp_path.glob("gpufleet-sglang-*.tar.gz"))
+    installed = tmp_path / "collections"
+    install = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-galaxy"), "collection", "install", "-p",
+                              str(installed), str(tarball)], capture_output=True, text=True, check=False)
+    assert install.returncode == 0, install.stdout + install.stderr
+    run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i",
+                          os.path.join(ROOT, "inventories", "demo"), "gpufleet.sglang.site"], cwd=str(tmp_path),
+                         capture_output=True, text=True, check=False, timeout=1800,
+                         env=dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=str(installed)))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    recap = run.stdout[run.stdout.rindex("PLAY RECAP"):]
+    assert all("changed=0" in line for line in recap.splitlines() if "ok=" in line), recap
+
+
 PROMETHEUS = "http://10.213.0.11:9090"   # inventories/demo: prometheus_servers
 
 

@@ -1,0 +1,57 @@
+"""scripts/check-release.py, run by make test (scripts/check-docs.sh): passes on the checkout, and fails naming
+the item when a version_added is newer than galaxy.yml's or disagrees with the changelog, or when an item is in
+no released changelog section."""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gpufleet_testlib import ROOT
+
+
+@pytest.fixture
+def copy(tmp_path):
+    patterns = ["galaxy.yml", "changelogs/changelog.yaml", "scripts/check-release.py", "plugins/modules/*.py",
+                "plugins/filter/*.py", "roles/*/meta/argument_specs.yml"]
+    for pattern in patterns:
+        for path in glob.glob(os.path.join(ROOT, pattern)):
+            dest = tmp_path / os.path.relpath(path, ROOT)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, dest)
+    return tmp_path
+
+
+def check(root):
+    return subprocess.run([sys.executable, str(root / "scripts" / "check-release.py")], capture_output=True,
+                          text=True, check=False)
+
+
+def test_the_checkout_passes(copy):
+    result = check(copy)
+    assert result.returncode == 0, result.stdout
+
+
+def test_a_version_added_newer_than_the_release_fails(copy):
+    module = copy / "plugins" / "modules" / "model_weights.py"
+    module.write_text(module.read_text().replace("version_added: 0.2.0", "version_added: 0.3.0", 1))
+    result = check(copy)
+    assert result.returncode == 1
+    assert "module model_weights (plugins/modules/model_weights.py) says version_added 0.3.0, but galaxy.yml is" \
+        in result.stdout
+
+
+def test_an_item_the_changelog_does_not_announce_or_announces_elsewhere_fails(copy):
+    changelog = copy / "changelogs" / "changelog.yaml"
+    changelog.write_text(changelog.read_text().replace("name: model_weights", "name: model_weights_renamed"))
+    module = copy / "plugins" / "modules" / "host_state.py"
+    module.write_text(module.read_text().replace("version_added: 0.2.0", "version_added: 0.1.0", 1))
+    result = check(copy)
+    assert result.returncode == 1
+    assert "module model_weights (plugins/modules/model_weights.py, version_added 0.2.0) is in no released " \
+        "changelog section" in result.stdout
+    assert "module host_state (plugins/modules/host_state.py) says version_added 0.1.0, but the changelog " \
+        "announces it in 0.2.0" in result.stdout
