@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test lint docs sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-scale ee build clean
+.PHONY: setup engine image real-sglang test lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-scale ee build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -14,7 +14,7 @@ engine:           ## a Docker engine that answers (installs docker.io and starts
 image: engine     ## the local Debian 12 + systemd base image (debootstrap + docker import)
 	bash scripts/base-image.sh
 
-real-sglang: setup  ## the real SGLang 0.5.9 and 0.5.23 with every dependency, one venv each in the cache (first time: ~3 min and 11 GB each)
+real-sglang: setup  ## the real SGLang 0.5.9 and 0.5.23 with every dependency, one venv each in the cache (first time: ~3.5 min and 11 GB each)
 	PYTHONPATH=tests python -m gpufleet_testlib.real_sglang
 
 test: setup image real-sglang ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, real SGLang, molecule
@@ -22,6 +22,9 @@ test: setup image real-sglang ## the whole suite: lint, generated docs, build + 
 
 lint: setup
 	yamllint --strict . && ansible-lint --profile production
+
+docs-site: setup  ## the documentation site, built offline with antsibull-docs and Sphinx: build/docs-site/html/index.html
+	bash scripts/docs-site.sh
 
 docs: setup       ## regenerate the role READMEs from their argument specs (the heads above the markers are kept)
 	bash scripts/docs.sh

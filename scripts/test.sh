@@ -29,6 +29,7 @@ step() {
 step yamllint yamllint --strict .
 step ansible-lint ansible-lint --profile production
 step docs bash scripts/check-docs.sh
+step docs-site bash scripts/docs-site.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
 step units pytest -q tests/unit
