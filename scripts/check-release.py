@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The release is true to history: no module, filter or role entry point says it was added in a version
 newer than galaxy.yml's, and each module, filter and role is listed as new in exactly the released
 section of changelogs/changelog.yaml of the version its version_added names (so a release never ships
@@ -71,8 +70,8 @@ def main():
         key = (kind, name.split(":")[0])
         if ":" in name:
             if key not in released:
-                problems.append("role entry point %s (%s): its role is in no released changelog section" % (name,
-                                                                                                           where))
+                problems.append("role entry point %s (%s): its role is in no released changelog section"
+                                % (name, where))
             continue
         if key not in released:
             problems.append("%s %s (%s, version_added %s) is in no released changelog section" % (kind, name, where,

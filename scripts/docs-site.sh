@@ -9,7 +9,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/build/docs-site"
 rm -rf "$out"
-mkdir -p -m 0755 "$out/rst"
+mkdir -p "$out"
+mkdir -m 0755 "$out/rst"  # antsibull-docs wants its destination writable by its owner only
 cp "$root/docs/site/conf.py" "$out/"
 antsibull-docs --config-file "$root/docs/site/antsibull-docs.cfg" collection --cleanup everything --use-current \
     --dest-dir "$out/rst" gpufleet.sglang >/dev/null

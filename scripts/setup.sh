@@ -70,25 +70,5 @@ mkdir -p "$(dirname "$link")"
 ln -sfn ../../.. "$link"
 
 # ansible-test fetches a pip bootstrap script from a host that cannot be reached here.
-# This one does the same job offline: ensurepip, then pip from the configured index.
-pip_version="$("$venv/bin/python" - <<'PY'
-import re, ansible_test, pathlib
-src = pathlib.Path(ansible_test.__file__).parent / "_internal" / "python_requirements.py"
-print(re.search(r"pip='([^']+)'", src.read_text()).group(1))
-PY
-)"
-cache="$HOME/.ansible/test/cache/get_pip_${pip_version//./_}.py"
-mkdir -p "$(dirname "$cache")"
-cat >"$cache" <<'PY'
-"""Offline stand-in for get-pip.py, written by gpufleet.sglang's scripts/setup.sh."""
-import ensurepip
-import subprocess
-import sys
-
-GET_PIP_ONLY = {"--no-setuptools", "--no-wheel"}
-
-ensurepip.bootstrap(upgrade=True)
-args = [a for a in sys.argv[1:] if a not in GET_PIP_ONLY]
-sys.exit(subprocess.call([sys.executable, "-m", "pip", "install"] + args))
-PY
+bash "$root/scripts/pip-bootstrap.sh" "$venv"
 log "ready: $("$venv/bin/ansible" --version | head -n1)"

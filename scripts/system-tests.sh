@@ -14,7 +14,9 @@ long_failed="$(mktemp)"
 trap 'rm -f "$long_log" "$long_failed"' EXIT
 (
     for scenario in "${long[@]}"; do
+        start=$SECONDS
         molecule test -s "$scenario" || echo "$scenario" >>"$long_failed"
+        echo "==> molecule $scenario: $((SECONDS - start)) s"
     done
 ) >"$long_log" 2>&1 &
 long_pid=$!
@@ -23,9 +25,13 @@ failed=()
 for config in molecule/*/molecule.yml; do
     scenario="$(basename "$(dirname "$config")")"
     [[ " ${long[*]} " == *" $scenario "* ]] && continue
+    start=$SECONDS
     molecule test -s "$scenario" || failed+=("$scenario")
+    echo "==> molecule $scenario: $((SECONDS - start)) s"
 done
+start=$SECONDS
 pytest -q -p no:cacheprovider tests/integration || failed+=(tests/integration)
+echo "==> tests/integration: $((SECONDS - start)) s"
 
 wait "$long_pid"
 mapfile -t -O "${#failed[@]}" failed <"$long_failed"
