@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-scale ee build clean
+.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-scale ee build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -19,6 +19,9 @@ real-sglang: setup  ## the real SGLang 0.5.9 and 0.5.23 with every dependency, o
 
 test: setup image real-sglang ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, real SGLang, molecule
 	bash scripts/test.sh
+
+test-cores: setup  ## units and ansible-test sanity on ansible-core 2.19 and 2.20 (the older minors claimed), beside make test's 2.21
+	bash scripts/other-cores.sh
 
 lint: setup
 	yamllint --strict . && ansible-lint --profile production

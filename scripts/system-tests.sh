@@ -1,43 +1,47 @@
 #!/usr/bin/env bash
-# The tests on systemd containers, in two lanes at once: the long lane (the upgrade scenario, ~26 min,
-# then the groups scenario) beside all the other molecule scenarios in turn and then the integration
-# tests (tests/integration: site.yml through the execution environment, on the demo fleet). Each has
-# its own containers and networks, and the base images are built before (make test depends on make
-# image), so the lanes share nothing but the machine. Everything runs even when one fails; the exit
-# status is non-zero if any failed. The long lane's output is printed after the other lane's, in one piece.
+# The tests on systemd containers, in three lanes at once: the upgrade scenario (the longest) then
+# groups; the scenarios of the driver, the patch and the real SGLang, then weights; site, then the
+# integration tests (tests/integration: site.yml through the execution environment and from the built
+# tarball, Prometheus, on the demo fleet). A scenario that no lane names runs in the last one. Each
+# has its own containers and networks, and the base images are built before (make test depends on
+# make image), so the lanes share nothing but the machine. Everything runs even when one fails; the
+# exit status is non-zero if any failed. Each lane's output is printed in one piece, with each step's time.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-long=(upgrade groups)
-long_log="$(mktemp)"
-long_failed="$(mktemp)"
-trap 'rm -f "$long_log" "$long_failed"' EXIT
-(
-    for scenario in "${long[@]}"; do
-        start=$SECONDS
-        molecule test -s "$scenario" || echo "$scenario" >>"$long_failed"
-        echo "==> molecule $scenario: $((SECONDS - start)) s"
-    done
-) >"$long_log" 2>&1 &
-long_pid=$!
-
-failed=()
+lanes=("upgrade groups" "cuda_driver default patch real weights" "site")
+named=" ${lanes[*]} "
 for config in molecule/*/molecule.yml; do
     scenario="$(basename "$(dirname "$config")")"
-    [[ " ${long[*]} " == *" $scenario "* ]] && continue
-    start=$SECONDS
-    molecule test -s "$scenario" || failed+=("$scenario")
-    echo "==> molecule $scenario: $((SECONDS - start)) s"
+    [[ "$named" == *" $scenario "* ]] || lanes[2]+=" $scenario"
 done
-start=$SECONDS
-pytest -q -p no:cacheprovider tests/integration || failed+=(tests/integration)
-echo "==> tests/integration: $((SECONDS - start)) s"
+lanes[2]+=" tests/integration"
 
-wait "$long_pid"
-mapfile -t -O "${#failed[@]}" failed <"$long_failed"
-printf '\n==> molecule scenarios %s (ran beside the others)\n' "${long[*]}"
-cat "$long_log"
-if [ "${#failed[@]}" -gt 0 ]; then
-    printf 'system tests: failed: %s\n' "${failed[*]}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+pids=()
+for index in "${!lanes[@]}"; do
+    (
+        for step in ${lanes[$index]}; do
+            start=$SECONDS
+            if [ "$step" = tests/integration ]; then
+                pytest -q -p no:cacheprovider tests/integration || echo "$step" >>"$work/failed"
+            else
+                molecule test -s "$step" || echo "$step" >>"$work/failed"
+            fi
+            echo "==> $step: $((SECONDS - start)) s"
+        done
+    ) >"$work/lane-$index.log" 2>&1 &
+    pids+=($!)
+done
+for pid in "${pids[@]}"; do
+    wait "$pid"
+done
+for index in "${!lanes[@]}"; do
+    printf '\n==> lane %d: %s\n' "$((index + 1))" "${lanes[$index]}"
+    cat "$work/lane-$index.log"
+done
+if [ -s "$work/failed" ]; then
+    printf 'system tests: failed: %s\n' "$(tr '\n' ' ' <"$work/failed")"
     exit 1
 fi
