@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The tests on systemd containers, in three lanes at once: the upgrade scenario (the longest) then
-# groups; the scenarios of the driver, the patch and the real SGLang, then weights; site, then the
-# integration tests (tests/integration: site.yml through the execution environment and from the built
-# tarball, Prometheus, on the demo fleet). A scenario that no lane names runs in the last one. Each
-# has its own containers and networks, and the base images are built before (make test depends on
-# make image), so the lanes share nothing but the machine. Everything runs even when one fails; the
+# groups; cuda_driver, default, patch, site and weights (cuda_driver and site both name their stand-in
+# repository's container gpufleet-cuda-repo, so they share a lane); the real SGLang, then the integration
+# tests (tests/integration: site.yml through the execution environment and from the built tarball,
+# Prometheus, on the demo fleet). A scenario that no lane names runs in the last one. Across lanes the
+# scenarios have their own containers and networks, and the base images are built before (make test
+# depends on make image), so the lanes share nothing but the machine. Everything runs even when one fails; the
 # exit status is non-zero if any failed. Each lane's output is printed in one piece, with each step's time.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
-lanes=("upgrade groups" "cuda_driver default patch real weights" "site")
+lanes=("upgrade groups" "cuda_driver default patch site weights" "real")
 named=" ${lanes[*]} "
 for config in molecule/*/molecule.yml; do
     scenario="$(basename "$(dirname "$config")")"

@@ -74,13 +74,15 @@ def test_the_built_tarball_installed_alone_runs_site_by_its_collection_name(demo
     assert build.returncode == 0, build.stderr
     tarball = next(tmp_path.glob("gpufleet-sglang-*.tar.gz"))
     installed = tmp_path / "collections"
+    alone = dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=str(installed))  # not the checkout's
     install = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-galaxy"), "collection", "install", "-p",
-                              str(installed), str(tarball)], capture_output=True, text=True, check=False)
+                              str(installed), str(tarball)], cwd=str(tmp_path), capture_output=True, text=True,
+                             check=False, env=alone)
     assert install.returncode == 0, install.stdout + install.stderr
+    assert (installed / "ansible_collections" / "gpufleet" / "sglang" / "playbooks" / "site.yml").is_file()
     run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i",
                           os.path.join(ROOT, "inventories", "demo"), "gpufleet.sglang.site"], cwd=str(tmp_path),
-                         capture_output=True, text=True, check=False, timeout=1800,
-                         env=dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=str(installed)))
+                         capture_output=True, text=True, check=False, timeout=1800, env=alone)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     recap = run.stdout[run.stdout.rindex("PLAY RECAP"):]
     assert all("changed=0" in line for line in recap.splitlines() if "ok=" in line), recap
