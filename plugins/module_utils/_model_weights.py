@@ -359,31 +359,36 @@ def same_file_staged(item):
     return None
 
 
+def _from_the_fleet(item, dest, peer, peer_token, peer_wait):
+    """The file without asking the source: {bytes, source} from another staged revision that has it (a hard
+    link, no transfer and no second copy on disk) or from the peer, or None when there is neither."""
+    same = same_file_staged(item)
+    if same:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        if os.path.exists(dest):
+            os.unlink(dest)
+        os.link(same, dest)
+        return {"bytes": 0, "source": os.path.dirname(same[:-len(item["path"])])}
+    if peer:
+        return {"bytes": fetch(peer_url(peer, item), dest, item, peer_token, wait=peer_wait), "source": peer}
+    return None
+
+
 def stage_file(item, endpoint, token=None, peer=None, peer_token=None, peer_wait=0, gid=None):
     """Stage one planned file (an item of plan_fetches): linked from another staged revision that has the same
     file, else fetched from the peer when there is one, else (or when the peer does not have it within
     peer_wait seconds) from the source; verify it, record it, share it with the service account. Returns
     {bytes, source, note}."""
     dest = os.path.join(item["dir"], item["path"])
-    source = file_url(endpoint, item["repo"], item["commit"], item["path"])
-    result = {"source": endpoint, "note": ""}
-    same = same_file_staged(item)
+    note = ""
     try:
-        if same:
-            # The revision before has it, verified: a hard link, no transfer and no second copy on disk.
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            if os.path.exists(dest):
-                os.unlink(dest)
-            os.link(same, dest)
-            result.update(bytes=0, source=os.path.dirname(same[:-len(item["path"])]))
-        elif not peer:
-            raise WeightsError("")
-        else:
-            result["bytes"] = fetch(peer_url(peer, item), dest, item, peer_token, wait=peer_wait)
-            result["source"] = peer
+        result = _from_the_fleet(item, dest, peer, peer_token, peer_wait)
     except (WeightsError, OSError) as exc:
-        result["note"] = str(exc) and "%s; fetched from the source instead" % exc
-        result["bytes"] = fetch(source, dest, item, token)
+        result, note = None, "%s; fetched from the source instead" % exc
+    if result is None:
+        source = file_url(endpoint, item["repo"], item["commit"], item["path"])
+        result = {"bytes": fetch(source, dest, item, token), "source": endpoint}
+    result["note"] = note
     if gid is not None:
         _share(item, gid)
     record_verified(item["dir"], [item])
