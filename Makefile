@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-scale ee build clean
+.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-hashing bench-scale ee build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -67,6 +67,9 @@ bench-noop: setup image  ## a no-op site.yml against Ansible's floor (gather fac
 
 bench-weights: setup  ## staging weights from a real olah mirror: bytes served with and without fan-out, a no-op's verification, sha256 rate
 	PYTHONPATH=tests:.collections python bench/weights.py
+
+bench-hashing: setup  ## a full check's hashing: the collection's pool at 1, 2 and all cores beside the code before and sha256sum
+	PYTHONPATH=tests:.collections python bench/hashing.py
 
 bench-real: setup real-sglang  ## the real SGLang on the CPU: cold start, tier 1's test time, the install from an empty cache
 	PYTHONPATH=tests:.collections python bench/real_sglang.py --install

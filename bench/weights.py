@@ -1,5 +1,5 @@
-"""Staging weights: what the mirror serves with the fan-out and without, what a no-op's verification costs a
-host, and this machine's sha256 rate (what a full check of a large revision costs).
+"""Staging weights: what the mirror serves with the fan-out and without, and what a no-op's verification costs a
+host. The hashing of a full check is measured by bench/hashing.py.
 
     make bench-weights    (or: PYTHONPATH=tests:.collections python bench/weights.py [--runs 3] [--hosts 3]
                                                                                       [--files 100] [--mb 400])
@@ -11,12 +11,10 @@ also runs the collection's peer server and fetches from its parent in the binary
 roles/launch/tasks/weights_stage.yml builds. Per mode: the bytes the mirror served (its access log, each
 file's size), and the wall time until every host had every file verified. Then a no-op's verification
 (gpufleet.sglang.model_weights state=inspected on a staged revision: the manifest's size and mtime, no
-request and no hash), and sha256 over a file of --mb MB. The median of --runs with the spread (min-max).
+request and no hash). The median of --runs with the spread (min-max).
 """
 
 import argparse
-import hashlib
-import os
 import statistics
 import sys
 import tempfile
@@ -26,6 +24,7 @@ from http.server import ThreadingHTTPServer
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
+from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 from gpufleet_testlib import hf_mirror
 
 REPO = "bench-org/bench-model"
@@ -71,12 +70,13 @@ def stage_fleet(mirror, commit, hosts, fanout):
 
     def host(index):
         try:
-            state = weights.inspect({"name": "target", "repo": REPO, "commit": commit}, roots[index], mirror.url)
-            parent = ("http://127.0.0.1:%d" % servers[(index - 1) // 2].server_address[1]
+            source = Hub(mirror.url)
+            state = weights.inspect({"name": "target", "repo": REPO, "commit": commit}, roots[index], source)
+            parent = (Hub("http://127.0.0.1:%d" % servers[(index - 1) // 2].server_address[1], TOKEN)
                       if fanout and index else None)
             for item in weights.plan_fetches([state]):
-                weights.stage_file(item, mirror.url, peer=parent, peer_token=TOKEN, peer_wait=600)
-            if weights.inspect({"name": "target", "repo": REPO, "commit": commit}, roots[index], mirror.url)["lacks"]:
+                weights.stage_file(item, source, roots[index], peer=parent, peer_wait=600)
+            if weights.inspect({"name": "target", "repo": REPO, "commit": commit}, roots[index], source)["lacks"]:
                 errors.append("host %d is not verified" % index)
         except Exception as exc:  # pylint: disable=broad-except
             errors.append("host %d: %s" % (index, exc))
@@ -130,27 +130,14 @@ def main():
         noop = []
         for _run in range(max(args.runs, 5)):
             start = time.monotonic()
-            state = weights.inspect({"name": "target", "repo": REPO, "commit": commit}, staged_root, "http://127.0.0.1:9")
+            state = weights.inspect({"name": "target", "repo": REPO, "commit": commit}, staged_root,
+                                    Hub("http://127.0.0.1:9"))
             noop.append(time.monotonic() - start)
             assert state["lacks"] == {}
         print("no-op verification of the %d-file revision on one host (manifest, no request, no hash): %s" % (
             len(files), spread(noop, "ms", 1e3, 1)))
 
-        path = os.path.join(work, "hash.bin")
-        with open(path, "wb") as handle:
-            for _chunk in range(args.mb // 8):
-                handle.write(os.urandom(8 * 1024 * 1024))
-        rates = []
-        for _run in range(args.runs):
-            start = time.monotonic()
-            digest = hashlib.sha256()
-            with open(path, "rb") as handle:
-                for chunk in iter(lambda: handle.read(weights.CHUNK), b""):
-                    digest.update(chunk)
-            rates.append(os.path.getsize(path) / (time.monotonic() - start))
-        rate = statistics.median(rates)
-        print("sha256 of a %d MB file (page cache warm): %s; a full check of 600 GB at that rate: %.0f min per host"
-              % (args.mb, spread(rates, "MB/s", 1e-6, 0), 600e9 / rate / 60))
+        print("the rate of a full check (hashing): make bench-hashing")
 
 
 if __name__ == "__main__":

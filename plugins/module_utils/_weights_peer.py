@@ -19,14 +19,13 @@ import hmac
 import inspect
 import os
 import re
-import shutil
 import socket
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
-RANGE = re.compile(r"^bytes=(\d+)-$")
+RANGE = re.compile(r"^bytes=(\d+)-(\d*)$")
 UNIT = "gpufleet-weights-peer.service"
 RUN_DIR = "/run/gpufleet-weights-peer"
 
@@ -57,21 +56,31 @@ def handler(root, token):
                 self.send_error(404)
                 return
             size = os.path.getsize(path)
-            start = 0
+            start, end = 0, size
             match = RANGE.match(self.headers.get("Range", ""))
-            if match and int(match.group(1)) <= size:
+            if match and int(match.group(1)) < size:
                 start = int(match.group(1))
+                end = min(int(match.group(2)) + 1, size) if match.group(2) else size
+                if end <= start:
+                    self.send_error(416)
+                    return
                 self.send_response(206)
-                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, max(size - 1, start), size))
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end - 1, size))
             else:
                 self.send_response(200)
-            self.send_header("Content-Length", str(size - start))
+            self.send_header("Content-Length", str(end - start))
             self.send_header("Content-Type", "application/octet-stream")
             self.end_headers()
             if body:
                 with open(path, "rb") as handle:
                     handle.seek(start)
-                    shutil.copyfileobj(handle, self.wfile, 8 * 1024 * 1024)
+                    left = end - start
+                    while left:
+                        chunk = handle.read(min(left, 8 * 1024 * 1024))
+                        if not chunk:
+                            break
+                        self.wfile.write(chunk)
+                        left -= len(chunk)
 
         def do_GET(self):
             self._send(True)

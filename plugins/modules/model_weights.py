@@ -20,10 +20,18 @@ description:
     sha256 for LFS files or its git blob id for the others) and plans what to fetch. A revision staged before is
     verified against the listing its manifest keeps, trusting each file whose size and mtime are those it was
     verified with (O(full) rehashes them all), so that a no-op neither asks the source nor rehashes the weights.
-    It fails, with the numbers, when the filesystem cannot hold what is to be fetched.
-  - O(state=fetched) fetches one planned file (O(file)) into C(<name>.part), resumed where a transfer stopped,
-    verifies it and only then gives it its name; from a peer of the fleet when O(peer) is given, and from the
-    source when the peer does not have it within O(peer_wait) seconds.
+    Files are hashed O(hash_workers) at a time. It fails, with the numbers, when the filesystem cannot hold the
+    bytes it will fetch (files another staged revision has verified are hard-linked and count for nothing).
+  - Every name, size and digest of a listing (from the source or from a manifest on disk) is checked before
+    anything is planned; a name that would leave the revision's directory (absolute, C(..), a backslash, a NUL),
+    an entry listed twice, a size that is not a whole number of bytes, or a listing without end refuses the whole
+    revision, naming the entry and the repository, and nothing is written.
+  - O(state=fetched) fetches one planned piece of a file (O(file), an element of RV(fetch)) into C(<name>.part),
+    resumed with a Range request where a transfer stopped (a body cut short is asked again from there; the
+    C(.part) is kept for the next run when the source keeps failing), and once the file is whole verifies it and
+    only then gives it its name; from another staged revision that has it verified (a hard link), from a peer of
+    the fleet when O(peer) is given, and from the source when the peer does not have it within O(peer_wait)
+    seconds. A copy found wrong that other revisions shared (a hard link) is replaced for each of them.
   - O(state=serving) runs this host's peer server (a transient systemd unit) that serves its complete files to
     the hosts below it in a fan-out; O(state=stopped) stops it.
   - O(state=pruned) removes the revisions of O(repos) beyond the newest O(keep), except those a file in
@@ -54,15 +62,50 @@ options:
     type: str
     default: https://huggingface.co
   token:
-    description: A Hugging Face token for O(endpoint) (gated or private repositories); never logged.
+    description:
+      - A Hugging Face token for O(endpoint) (gated or private repositories); never logged.
+      - It is sent to the origin of O(endpoint) only, never to a host a redirect points to (the Hub's CDN).
     type: str
     default: ""
+  validate_certs:
+    description: Verify the TLS certificate of an C(https://) O(endpoint) (and of the hosts it redirects to).
+    type: bool
+    default: true
+  ca_path:
+    description: A PEM file of the CA certificates that O(endpoint)'s certificate is verified with (an on-prem
+      mirror with a private CA), instead of the system's.
+    type: path
+  client_cert:
+    description: A PEM client certificate for O(endpoint) (mutual TLS); with O(client_key) when the key is apart.
+    type: path
+  client_key:
+    description: The PEM private key of O(client_cert).
+    type: path
+  use_proxy:
+    description: Use the proxy the environment names (C(https_proxy), C(http_proxy), C(no_proxy)).
+    type: bool
+    default: true
+  timeout:
+    description: Seconds a request may wait for an answer, and the window in which a body must send 64 KiB.
+    type: int
+    default: 60
+  hash_workers:
+    description: How many files are hashed at once; V(0) is one per core, at most 16.
+    type: int
+    default: 0
+  piece_size:
+    description: Files larger than this many bytes are planned in pieces of this size (RV(fetch)), so that
+      progress shows within a large shard; V(0) plans whole files.
+    type: int
+    default: 4294967296
   full:
     description: Rehash every file, trusting no size and mtime recorded before.
     type: bool
     default: false
   file:
-    description: One planned file (an element of RV(fetch)), for O(state=fetched).
+    description:
+      - One planned piece of a file (an element of RV(fetch)), for O(state=fetched).
+      - Its name is checked again and its C(dir) must be its revision's directory below O(root).
     type: dict
   peer:
     description: The URL of the peer server to fetch O(file) from first, C(http://host:port).
@@ -128,22 +171,27 @@ EXAMPLES = r"""
   gpufleet.sglang.model_weights:
     state: resolved
     models: [{name: target, repo: moonshotai/Kimi-K2.5, revision: main}]
-    endpoint: http://hf-mirror.internal:8090
+    endpoint: https://hf-mirror.internal:8443
+    ca_path: /etc/ssl/certs/internal-ca.pem
   run_once: true
   register: resolved
 
 - name: Verify what the host has and plan what it lacks
   gpufleet.sglang.model_weights:
     models: "{{ resolved.models }}"
-    endpoint: http://hf-mirror.internal:8090
+    endpoint: https://hf-mirror.internal:8443
+    ca_path: /etc/ssl/certs/internal-ca.pem
   register: weights
 
-- name: Fetch what it lacks, file by file
+- name: Fetch what it lacks, piece by piece, with a private CA
   gpufleet.sglang.model_weights:
     state: fetched
     file: "{{ item }}"
-    endpoint: http://hf-mirror.internal:8090
+    endpoint: https://hf-mirror.internal:8443
+    ca_path: /etc/ssl/certs/internal-ca.pem
   loop: "{{ weights.fetch }}"
+  loop_control:
+    label: "{{ item.path }} {{ item.piece }}/{{ item.pieces }}"
 """
 
 RETURN = r"""
@@ -151,15 +199,22 @@ models:
   description: >-
     Each model, resolved (C(name), C(repo), C(revision), C(commit), C(path)) or inspected (C(name), C(source)
     hub or path, C(repo), C(commit), C(dir) where SGLang reads it, C(files), C(bytes), C(lacks) what is missing
-    or wrong by file, C(needed) bytes still to fetch, C(free) bytes free there).
+    or wrong by file, C(needed) bytes that will come over the network, C(linked) bytes that another staged
+    revision has verified (hard links, no space), C(free) bytes free there).
   returned: states resolved and inspected
   type: list
   elements: dict
 fetch:
-  description: The files to fetch, with C(number), C(count), C(before) (bytes planned before it) and C(total).
+  description: >-
+    The pieces to fetch, one or more per file (O(piece_size)), with C(piece) and C(pieces), C(end) (the byte it
+    ends at), C(done) (bytes planned up to its end), C(total), C(number) and C(count).
   returned: state inspected
   type: list
   elements: dict
+hashed:
+  description: What this run hashed to verify (C(files), C(bytes), C(seconds)); a no-op hashes nothing.
+  returned: state inspected
+  type: dict
 verified:
   description: Whether every model's files are all present and verified.
   returned: state inspected
@@ -169,7 +224,12 @@ bytes:
   returned: state fetched
   type: int
 source:
-  description: Where O(file) came from (the peer or the endpoint).
+  description: Where O(file) came from (the peer, the endpoint, or another staged revision's directory); empty
+    when an earlier piece made the file whole.
+  returned: state fetched
+  type: str
+note:
+  description: What happened beside the fetch (a peer that failed, revisions whose shared copy was replaced).
   returned: state fetched
   type: str
 pruned:
@@ -187,6 +247,13 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
+from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub, TransportError
+
+
+def source(module):
+    p = module.params
+    return Hub(p["endpoint"], p["token"], p["validate_certs"], p["ca_path"], p["client_cert"], p["client_key"],
+               p["use_proxy"], p["timeout"])
 
 
 def resolved(module):
@@ -196,28 +263,31 @@ def resolved(module):
         if model.get("repo") and not model.get("path"):
             revision = model.get("revision") or "main"
             model["commit"] = revision if weights.COMMIT.match(revision) else weights.resolve(
-                module.params["endpoint"], model["repo"], revision, module.params["token"])
+                source(module), model["repo"], revision)
         out.append(model)
     return dict(changed=False, models=out)
 
 
 def inspected(module):
     p = module.params
-    models = [weights.inspect(model, p["root"], p["endpoint"], p["token"], p["full"], write=not module.check_mode)
-              for model in p["models"]]
+    hub, stats = source(module), {"files": 0, "bytes": 0, "seconds": 0.0}
+    models = [weights.inspect(model, p["root"], hub, p["full"], write=not module.check_mode,
+                              workers=p["hash_workers"], stats=stats) for model in p["models"]]
     problems = weights.unusable(models)
     if problems:
         module.fail_json(msg="%s. Nothing was changed and the server was not touched: put the model's files there, "
                              "or give a Hugging Face repository to stage it from." % problems, models=models)
-    return dict(changed=False, models=models, fetch=weights.plan_fetches(models),
-                verified=not any(model["lacks"] for model in models))
+    stats["seconds"] = round(stats["seconds"], 3)
+    return dict(changed=False, models=models, fetch=weights.plan_fetches(models, p["piece_size"]),
+                verified=not any(model["lacks"] for model in models), hashed=stats)
 
 
 def fetched(module):
     p = module.params
     if module.check_mode:
-        return dict(changed=True, bytes=0, source="")
-    result = weights.stage_file(p["file"], p["endpoint"], p["token"], p["peer"], p["peer_token"], p["peer_wait"],
+        return dict(changed=True, bytes=0, source="", note="")
+    peer = Hub(p["peer"], p["peer_token"], use_proxy=False, timeout=p["timeout"]) if p["peer"] else None
+    result = weights.stage_file(p["file"], source(module), p["root"], peer, p["peer_wait"],
                                 grp.getgrnam(p["group"]).gr_gid)
     return dict(changed=True, **result)
 
@@ -252,7 +322,15 @@ def main():
             root=dict(type="path", default="/var/lib/sglang/models/weights"),
             endpoint=dict(type="str", default="https://huggingface.co"),
             token=dict(type="str", default="", no_log=True),
+            validate_certs=dict(type="bool", default=True),
+            ca_path=dict(type="path"),
+            client_cert=dict(type="path"),
+            client_key=dict(type="path", no_log=False),
+            use_proxy=dict(type="bool", default=True),
+            timeout=dict(type="int", default=60),
             full=dict(type="bool", default=False),
+            hash_workers=dict(type="int", default=0),
+            piece_size=dict(type="int", default=4 * 1024 ** 3),
             file=dict(type="dict"),
             peer=dict(type="str", default=""),
             peer_token=dict(type="str", default="", no_log=True),
@@ -278,7 +356,7 @@ def main():
                                             else peers.stop(module.run_command))
             module.exit_json(changed=changed)
         module.exit_json(**dict(resolved=resolved, inspected=inspected, fetched=fetched, pruned=pruned)[state](module))
-    except (weights.WeightsError, peers.PeerError) as exc:
+    except (weights.WeightsError, peers.PeerError, TransportError) as exc:
         module.fail_json(msg=str(exc))
 
 

@@ -7,6 +7,7 @@ test container that mounts it at the same path runs it too."""
 
 import hashlib
 import os
+import ssl
 import subprocess
 import sys
 import time
@@ -72,11 +73,12 @@ def commit_files(mirrors, repo_id, files, lfs=(), message="weights"):
 class Mirror:
     """olah serving directory/mirrors offline on 127.0.0.1 (or host), started and stopped with the context."""
 
-    def __init__(self, directory, host="127.0.0.1", port=None):
-        self.directory, self.host, self.port = directory, host, port or free_port()
+    def __init__(self, directory, host="127.0.0.1", port=None, tls=None):
+        """tls: a gpufleet_testlib.private_ca.PrivateCA whose server certificate olah serves https with."""
+        self.directory, self.host, self.port, self.tls = directory, host, port or free_port(), tls
         self.mirrors = os.path.join(directory, "mirrors")
         os.makedirs(self.mirrors, exist_ok=True)
-        self.url = "http://%s:%d" % (host, self.port)
+        self.url = "%s://%s:%d" % ("https" if tls else "http", host, self.port)
         self.log = os.path.join(directory, "olah.log")
         self.process = None
 
@@ -84,14 +86,17 @@ class Mirror:
         config = os.path.join(self.directory, "olah.toml")
         with open(config, "w") as handle:
             handle.write('[basic]\nhost = "%s"\nport = %d\nrepos-path = "%s"\nmirrors-path = ["%s"]\n'
-                         '[accessibility]\noffline = true\n'
                          % (self.host, self.port, os.path.join(self.directory, "repos"), self.mirrors))
+            if self.tls:
+                handle.write('ssl-key = "%s"\nssl-cert = "%s"\n' % (self.tls.server_key, self.tls.server))
+            handle.write('[accessibility]\noffline = true\n')
         self.process = subprocess.Popen([venv(), "-c", config], cwd=self.directory, stdout=open(self.log, "ab"),
                                         stderr=subprocess.STDOUT)
+        context = ssl.create_default_context(cafile=self.tls.ca) if self.tls else None
         deadline = time.time() + 60
         while self.process.poll() is None and time.time() < deadline:
             try:
-                urllib.request.urlopen(self.url + "/api/whoami-v2", timeout=1)
+                urllib.request.urlopen(self.url + "/api/whoami-v2", timeout=1, context=context)
                 return self
             except urllib.error.HTTPError:
                 return self  # it answers

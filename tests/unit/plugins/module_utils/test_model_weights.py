@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
+from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 from gpufleet_testlib import hf_mirror
 
 REPO = "tiny-org/tiny-model"
@@ -27,24 +28,25 @@ def mirror(tmp_path_factory):
     directory = tmp_path_factory.mktemp("olah")
     server = hf_mirror.Mirror(str(directory))
     server.first, server.expected = hf_mirror.commit_files(server.mirrors, REPO, FILES, LFS)
+    server.hub = Hub(server.url)
     with server:
         yield server
 
 
 def stage(mirror, root, commit=None, **kwargs):
     model = {"name": "target", "repo": REPO, "commit": commit or mirror.first}
-    state = weights.inspect(model, root, mirror.url, **kwargs)
+    state = weights.inspect(model, root, mirror.hub, **kwargs)
     for item in weights.plan_fetches([state]):
-        weights.stage_file(item, mirror.url)
+        weights.stage_file(item, mirror.hub, root)
     return state
 
 
 def test_a_branch_resolves_to_the_commit_the_mirror_has(mirror):
-    assert weights.resolve(mirror.url, REPO, "main") == mirror.first
+    assert weights.resolve(mirror.hub, REPO, "main") == mirror.first
 
 
 def test_the_listing_has_every_file_with_its_size_and_the_lfs_sha256(mirror):
-    files = weights.listing(mirror.url, REPO, mirror.first)
+    files = weights.listing(mirror.hub, REPO, mirror.first)
     assert {item["path"]: (item["size"], item["sha256"]) for item in files} == mirror.expected
     config = next(item for item in files if item["path"] == "config.json")
     assert config["oid"] == hashlib.sha1(b"blob %d\0" % len(FILES["config.json"]) + FILES["config.json"]).hexdigest()
@@ -57,15 +59,15 @@ def test_staging_fetches_every_file_verified_and_a_second_look_fetches_nothing(m
     for path, data in FILES.items():
         with open(os.path.join(state["dir"], path), "rb") as handle:
             assert handle.read() == data
-    again = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    again = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     assert again["lacks"] == {} and again["fetch"] == [] and again["files"] == len(FILES)
 
 
 def test_a_staged_revision_is_verified_without_the_mirror_and_without_rehashing(mirror, tmp_path, monkeypatch):
     state = stage(mirror, str(tmp_path))
-    monkeypatch.setattr(weights, "_digests", lambda path: pytest.fail("rehashed " + path))
+    monkeypatch.setattr(weights, "digest", lambda path, wanted: pytest.fail("rehashed " + path))
     again = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path),
-                            "http://127.0.0.1:9")  # nothing listens there: the listing comes from the manifest
+                            Hub("http://127.0.0.1:9"))  # nothing listens there: the listing comes from the manifest
     assert again["lacks"] == {} and again["dir"] == state["dir"]
 
 
@@ -77,7 +79,7 @@ def test_one_byte_changed_is_caught_and_refetched(mirror, tmp_path):
         byte = handle.read(1)
         handle.seek(1000)
         handle.write(bytes([byte[0] ^ 1]))
-    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     assert list(found["lacks"]) == [LFS[0]]
     assert "has sha256" in found["lacks"][LFS[0]] and mirror.expected[LFS[0]][1] in found["lacks"][LFS[0]]
     stage(mirror, str(tmp_path))
@@ -93,26 +95,26 @@ def test_a_full_check_rehashes_what_the_manifest_trusts(mirror, tmp_path):
         handle.write(b"\0")
     os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the same size and mtime: only a rehash sees it
     model = {"name": "target", "repo": REPO, "commit": mirror.first}
-    assert weights.inspect(model, str(tmp_path), mirror.url)["lacks"] == {}
-    assert list(weights.inspect(model, str(tmp_path), mirror.url, full=True)["lacks"]) == [LFS[1]]
+    assert weights.inspect(model, str(tmp_path), mirror.hub)["lacks"] == {}
+    assert list(weights.inspect(model, str(tmp_path), mirror.hub, full=True)["lacks"]) == [LFS[1]]
 
 
 def test_a_file_cut_short_on_the_host_is_named_and_refetched(mirror, tmp_path):
     state = stage(mirror, str(tmp_path))
     shard = os.path.join(state["dir"], LFS[0])
     os.truncate(shard, 1000)
-    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    found = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     assert found["lacks"] == {LFS[0]: "has 1000 bytes, the listing says %d" % len(FILES[LFS[0]])}
     stage(mirror, str(tmp_path))
     assert os.path.getsize(shard) == len(FILES[LFS[0]])
 
 
 def test_a_transfer_a_killed_run_left_is_finished_by_a_server_that_ignores_range(mirror, tmp_path):
-    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     item = next(item for item in weights.plan_fetches([state]) if item["path"] == LFS[0])
     with open(os.path.join(state["dir"], LFS[0]) + weights.PARTIAL, "wb") as handle:
         handle.write(FILES[LFS[0]][:1234])
-    assert weights.stage_file(item, mirror.url)["bytes"] == len(FILES[LFS[0]])  # olah sends it all (200)
+    assert weights.stage_file(item, mirror.hub, str(tmp_path))["bytes"] == len(FILES[LFS[0]])  # olah sends it all (200)
     with open(os.path.join(state["dir"], LFS[0]), "rb") as handle:
         assert handle.read() == FILES[LFS[0]]
 
@@ -120,14 +122,14 @@ def test_a_transfer_a_killed_run_left_is_finished_by_a_server_that_ignores_range
 def test_a_disk_that_would_fill_is_refused_with_the_numbers_before_any_download(mirror, tmp_path, monkeypatch):
     monkeypatch.setattr(weights, "free_bytes", lambda directory: 1000)
     with pytest.raises(weights.WeightsError) as error:
-        weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+        weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     assert "needs 0.0 GB more" in str(error.value) and "4 of its 4 files" in str(error.value)
     assert "Nothing was downloaded" in str(error.value)
     assert not os.path.exists(tmp_path / "tiny-org--tiny-model")
 
 
 def test_check_mode_writes_nothing(mirror, tmp_path):
-    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url,
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub,
                             write=False)
     assert len(state["fetch"]) == len(FILES) and os.listdir(tmp_path) == []
 
@@ -138,20 +140,20 @@ def test_check_mode_writes_nothing(mirror, tmp_path):
 ])
 def test_an_unknown_repository_or_revision_is_named(mirror, repo, revision, answer):
     with pytest.raises(weights.WeightsError) as error:
-        weights.resolve(mirror.url, repo, revision)
+        weights.resolve(mirror.hub, repo, revision)
     assert "%s@%s cannot be resolved at %s" % (repo, revision, mirror.url) in str(error.value)
     assert answer in str(error.value)
 
 
 def test_an_unknown_commit_is_named_by_its_listing(mirror, tmp_path):
     with pytest.raises(weights.WeightsError, match="the files of %s@%s cannot be listed at .*answered HTTP 404" % (REPO, "0" * 40)):
-        weights.inspect({"name": "target", "repo": REPO, "commit": "0" * 40}, str(tmp_path), mirror.url)
+        weights.inspect({"name": "target", "repo": REPO, "commit": "0" * 40}, str(tmp_path), mirror.hub)
     assert os.listdir(tmp_path) == []
 
 
 def test_a_mirror_that_is_down_is_named():
     with pytest.raises(weights.WeightsError, match="cannot be resolved at http://127.0.0.1:9 .*cannot be reached"):
-        weights.resolve("http://127.0.0.1:9", REPO, "main")
+        weights.resolve(Hub("http://127.0.0.1:9"), REPO, "main")
 
 
 def test_a_new_revision_is_staged_beside_the_old_and_pruned_after(mirror, tmp_path):
@@ -176,18 +178,8 @@ def test_a_shared_path_is_checked_where_it_is(tmp_path):
     assert weights.local_problems(str(model)) == {
         "s2.safetensors": "is missing (model.safetensors.index.json names it)"}
     assert weights.local_problems(str(tmp_path / "absent")) == {"": "is not a directory on this host"}
-    absent = weights.inspect({"name": "draft", "path": str(tmp_path / "absent")}, str(tmp_path), "http://127.0.0.1:9")
+    absent = weights.inspect({"name": "draft", "path": str(tmp_path / "absent")}, str(tmp_path), Hub("http://127.0.0.1:9"))
     assert weights.unusable([absent]) == "draft %s: is not a directory on this host" % (tmp_path / "absent")
-
-
-def test_a_token_is_not_sent_to_another_host_on_a_redirect():
-    handler = weights._TokenStaysHome()
-    from urllib.request import Request
-    request = Request("https://huggingface.co/a/resolve/c/f", headers={"Authorization": "Bearer secret"})
-    same = handler.redirect_request(request, None, 302, "Found", {}, "https://huggingface.co/other")
-    other = handler.redirect_request(request, None, 302, "Found", {}, "https://cdn-lfs.hf.co/signed")
-    assert same.get_header("Authorization") == "Bearer secret"
-    assert other.get_header("Authorization") is None
 
 
 @pytest.fixture
@@ -198,6 +190,7 @@ def peer(tmp_path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), peers.handler(str(root), "t0ken"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     server.root, server.url = str(root), "http://127.0.0.1:%d" % server.server_address[1]
+    server.hub = Hub(server.url, "t0ken")
     yield server
     server.shutdown()
 
@@ -206,20 +199,20 @@ def test_a_host_fed_by_a_peer_costs_the_mirror_nothing(mirror, peer, tmp_path):
     fed = stage(mirror, peer.root)  # the peer staged it from the mirror
     before = {path: mirror.served(path) for path in FILES}
     state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path / "child"),
-                            mirror.url)
-    sources = {weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken")["source"]
+                            mirror.hub)
+    sources = {weights.stage_file(item, mirror.hub, str(tmp_path / "child"), peer=peer.hub)["source"]
                for item in weights.plan_fetches([state])}
     assert sources == {peer.url}
     assert {path: mirror.served(path) for path in FILES} == before
     assert weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path / "child"),
-                           mirror.url)["lacks"] == {}
+                           mirror.hub)["lacks"] == {}
     assert fed["dir"] != state["dir"]
 
 
 def test_a_peer_without_the_file_is_waited_for_then_the_source_serves_it(mirror, peer, tmp_path):
-    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     item = weights.plan_fetches([state])[0]
-    result = weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken", peer_wait=0)
+    result = weights.stage_file(item, mirror.hub, str(tmp_path), peer=peer.hub, peer_wait=0)
     assert result["source"] == mirror.url and "HTTP 404" in result["note"]
 
 
@@ -239,18 +232,18 @@ def test_the_peer_serves_only_complete_files_below_its_root_to_the_token(tmp_pat
 
 def test_a_transfer_resumes_where_it_stopped_and_a_wrong_start_is_removed(mirror, peer, tmp_path):
     stage(mirror, peer.root)
-    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.url)
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": mirror.first}, str(tmp_path), mirror.hub)
     item = next(item for item in weights.plan_fetches([state]) if item["path"] == LFS[0])
     partial = os.path.join(state["dir"], LFS[0]) + weights.PARTIAL
     with open(partial, "wb") as handle:
         handle.write(FILES[LFS[0]][:1234])
-    result = weights.stage_file(item, mirror.url, peer=peer.url, peer_token="t0ken")
+    result = weights.stage_file(item, mirror.hub, str(tmp_path), peer=peer.hub)
     assert result == {"source": peer.url, "note": "", "bytes": len(FILES[LFS[0]]) - 1234}
     os.unlink(os.path.join(state["dir"], LFS[0]))
     with open(partial, "wb") as handle:
         handle.write(b"x" * 1234)  # not the start of this file: resumed, it is wrong as a whole
     with pytest.raises(weights.WeightsError, match="has sha256 .*: the copy was removed"):
-        weights.fetch(weights.peer_url(peer.url, item), os.path.join(state["dir"], LFS[0]), item, "t0ken")
+        weights.fetch(peer.hub, weights.peer_url(peer.url, item), os.path.join(state["dir"], LFS[0]), item)
     assert not os.path.exists(partial) and not os.path.exists(os.path.join(state["dir"], LFS[0]))
 
 
@@ -258,10 +251,81 @@ def test_a_new_revision_links_the_files_it_shares_with_the_staged_one_and_fetche
     old = stage(mirror, str(tmp_path))
     second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "2"}\n'},
                                                message="tokenizer v2")
-    state = weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.url)
-    results = {item["path"]: weights.stage_file(item, mirror.url) for item in weights.plan_fetches([state])}
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.hub)
+    results = {item["path"]: weights.stage_file(item, mirror.hub, str(tmp_path)) for item in weights.plan_fetches([state])}
     assert results["sub/tokenizer.json"]["source"] == mirror.url
     assert {path: results[path]["source"] for path in LFS} == {path: old["dir"] for path in LFS}
     assert all(results[path]["bytes"] == 0 for path in LFS)
     assert os.stat(os.path.join(state["dir"], LFS[0])).st_ino == os.stat(os.path.join(old["dir"], LFS[0])).st_ino
-    assert weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.url)["lacks"] == {}
+    assert weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.hub)["lacks"] == {}
+
+
+def test_a_switch_that_changes_one_file_needs_only_that_file_on_disk(mirror, tmp_path, monkeypatch):
+    old = stage(mirror, str(tmp_path))
+    second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "3"}\n'},
+                                               message="tokenizer v3")
+    monkeypatch.setattr(weights, "free_bytes", lambda directory: 1000)  # far less than the revision, enough for one file
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": second}, str(tmp_path), mirror.hub)
+    before = weights.read_manifest(old["dir"])["listing"]
+    changed = [item for item in weights.read_manifest(state["dir"])["listing"] if item not in before]
+    assert "sub/tokenizer.json" in [item["path"] for item in changed] and LFS[0] not in [item["path"] for item in changed]  # (the mirror's
+    # main may have moved config.json too, in an earlier test)
+    assert state["needed"] == sum(item["size"] for item in changed)
+    assert state["linked"] == state["bytes"] - state["needed"] >= len(FILES[LFS[0]]) + len(FILES[LFS[1]])
+
+
+def test_a_full_check_never_trusts_a_link_and_repairs_every_revision_that_shared_the_bad_copy(mirror, tmp_path):
+    old = stage(mirror, str(tmp_path))
+    second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "4"}\n'},
+                                               message="tokenizer v4")
+    new = stage(mirror, str(tmp_path), commit=second)
+    shard_old, shard_new = (os.path.join(state["dir"], LFS[0]) for state in (old, new))
+    assert os.stat(shard_old).st_ino == os.stat(shard_new).st_ino  # linked, one copy on disk
+    info = os.stat(shard_new)
+    with open(shard_new, "r+b") as handle:  # silent corruption: same size, same mtime
+        handle.write(b"\0\0\0\0")
+    os.utime(shard_new, ns=(info.st_atime_ns, info.st_mtime_ns))
+    served = mirror.served(LFS[0])
+
+    model = {"name": "target", "repo": REPO, "commit": second}
+    state = weights.inspect(model, str(tmp_path), mirror.hub, full=True)
+    assert list(state["lacks"]) == [LFS[0]] and state["needed"] == len(FILES[LFS[0]])  # the shared copy is no source
+    results = [weights.stage_file(item, mirror.hub, str(tmp_path)) for item in weights.plan_fetches([state])]
+    assert results[0]["bytes"] == len(FILES[LFS[0]]) and results[0]["source"] == mirror.url
+    assert old["dir"] in results[0]["note"] and "each now links the verified file" in results[0]["note"]
+    assert mirror.served(LFS[0]) == served + 1
+    for path in (shard_old, shard_new):
+        with open(path, "rb") as handle:
+            assert handle.read() == FILES[LFS[0]]
+    assert os.stat(shard_old).st_ino == os.stat(shard_new).st_ino
+    for commit in (mirror.first, second):
+        checked = weights.inspect({"name": "target", "repo": REPO, "commit": commit}, str(tmp_path), mirror.hub, full=True)
+        assert checked["lacks"] == {}
+
+
+def test_a_full_check_hashes_a_shared_file_before_it_links_it(mirror, tmp_path):
+    old = stage(mirror, str(tmp_path))
+    shard = os.path.join(old["dir"], LFS[1])
+    info = os.stat(shard)
+    with open(shard, "r+b") as handle:
+        handle.write(b"\0")
+    os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the old revision's record still trusts it
+    third, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "5"}\n'},
+                                              message="tokenizer v5")
+    state = weights.inspect({"name": "target", "repo": REPO, "commit": third}, str(tmp_path), mirror.hub, full=True)
+    results = {item["path"]: weights.stage_file(item, mirror.hub, str(tmp_path)) for item in weights.plan_fetches([state])}
+    assert results[LFS[1]]["source"] == mirror.url and results[LFS[0]]["source"] == old["dir"]
+    with open(os.path.join(state["dir"], LFS[1]), "rb") as handle:
+        assert handle.read() == FILES[LFS[1]]
+
+
+def test_hashing_in_parallel_finds_the_same_as_one_at_a_time(mirror, tmp_path):
+    state = stage(mirror, str(tmp_path))
+    with open(os.path.join(state["dir"], LFS[0]), "r+b") as handle:
+        handle.write(b"\1")
+    files = weights.read_manifest(state["dir"])["listing"]
+    stats = {}
+    one = weights.lacking(state["dir"], files, full=True, record=False, workers=1)
+    many = weights.lacking(state["dir"], files, full=True, record=False, workers=4, stats=stats)
+    assert one == many and list(many) == [LFS[0]]
+    assert stats["files"] == len(FILES) and stats["bytes"] == sum(len(data) for data in FILES.values())

@@ -33,7 +33,8 @@ def staged(mirror, root):
     plan = run_module(model_weights, args)
     group = __import__("grp").getgrgid(os.getgid()).gr_name
     for item in plan["fetch"]:
-        fetched = run_module(model_weights, {"state": "fetched", "file": item, "endpoint": mirror.url, "group": group})
+        fetched = run_module(model_weights, {"state": "fetched", "file": item, "endpoint": mirror.url, "group": group,
+                                             "root": root})
         assert fetched["changed"] and fetched["source"] == mirror.url
     again = run_module(model_weights, args)
     assert again["verified"] and again["fetch"] == [] and not again["changed"]
