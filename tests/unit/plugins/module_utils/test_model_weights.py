@@ -41,6 +41,16 @@ def stage(mirror, root, commit=None, **kwargs):
     return state
 
 
+def silently_corrupt(path):
+    """A byte changed, the size and mtime kept: only a rehash sees it."""
+    info = os.stat(path)
+    with open(path, "r+b") as handle:
+        first = handle.read(1)
+        handle.seek(0)
+        handle.write(bytes([first[0] ^ 1]))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
 def test_a_branch_resolves_to_the_commit_the_mirror_has(mirror):
     assert weights.resolve(mirror.hub, REPO, "main") == mirror.first
 
@@ -89,11 +99,7 @@ def test_one_byte_changed_is_caught_and_refetched(mirror, tmp_path):
 
 def test_a_full_check_rehashes_what_the_manifest_trusts(mirror, tmp_path):
     state = stage(mirror, str(tmp_path))
-    shard = os.path.join(state["dir"], LFS[1])
-    info = os.stat(shard)
-    with open(shard, "r+b") as handle:
-        handle.write(b"\0")
-    os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the same size and mtime: only a rehash sees it
+    silently_corrupt(os.path.join(state["dir"], LFS[1]))
     model = {"name": "target", "repo": REPO, "commit": mirror.first}
     assert weights.inspect(model, str(tmp_path), mirror.hub)["lacks"] == {}
     assert list(weights.inspect(model, str(tmp_path), mirror.hub, full=True)["lacks"]) == [LFS[1]]
@@ -281,10 +287,7 @@ def test_a_full_check_never_trusts_a_link_and_repairs_every_revision_that_shared
     new = stage(mirror, str(tmp_path), commit=second)
     shard_old, shard_new = (os.path.join(state["dir"], LFS[0]) for state in (old, new))
     assert os.stat(shard_old).st_ino == os.stat(shard_new).st_ino  # linked, one copy on disk
-    info = os.stat(shard_new)
-    with open(shard_new, "r+b") as handle:  # silent corruption: same size, same mtime
-        handle.write(b"\0\0\0\0")
-    os.utime(shard_new, ns=(info.st_atime_ns, info.st_mtime_ns))
+    silently_corrupt(shard_new)
     served = mirror.served(LFS[0])
 
     model = {"name": "target", "repo": REPO, "commit": second}
@@ -305,11 +308,7 @@ def test_a_full_check_never_trusts_a_link_and_repairs_every_revision_that_shared
 
 def test_a_full_check_hashes_a_shared_file_before_it_links_it(mirror, tmp_path):
     old = stage(mirror, str(tmp_path))
-    shard = os.path.join(old["dir"], LFS[1])
-    info = os.stat(shard)
-    with open(shard, "r+b") as handle:
-        handle.write(b"\0")
-    os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the old revision's record still trusts it
+    silently_corrupt(os.path.join(old["dir"], LFS[1]))  # the old revision's record still trusts it
     third, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"sub/tokenizer.json": b'{"version": "5"}\n'},
                                               message="tokenizer v5")
     state = weights.inspect({"name": "target", "repo": REPO, "commit": third}, str(tmp_path), mirror.hub, full=True)
