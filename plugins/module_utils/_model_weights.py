@@ -27,7 +27,7 @@ from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_na
 from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import (
     TransportError, copy_body, origin, shown)
 
-MANIFEST = names.RESERVED[0]
+MANIFEST = names.MANIFEST
 PARTIAL = names.PARTIAL
 COMMIT = names.COMMIT
 CHUNK = 8 * 1024 * 1024
@@ -334,21 +334,22 @@ def free_bytes(directory):
 
 def _open_part(hub, url, have, end, size, item):
     """The response for bytes have..end of the file (the whole file when the server ignores Range), and
-    whether it is partial content."""
+    whether it is partial content. An answer that contradicts the request or the listing is a WeightsError,
+    never waited for: asking again would bring the same."""
     headers = {"Range": "bytes=%d-%d" % (have, end - 1)} if have or end < size else None
     response = hub.open(url, headers)
     if response.status == 206:
         match = CONTENT_RANGE.match(response.headers.get("Content-Range", "") or "")
         if not match or int(match.group(1)) != have or match.group(3) not in ("*", str(size)):
             response.close()
-            raise TransportError("%s answered the range %d-%d of %s with %r" % (
-                shown(url), have, end - 1, item["path"], response.headers.get("Content-Range")))
+            raise WeightsError("%s: %s answered the range %d-%d with %r" % (
+                item["path"], shown(url), have, end - 1, response.headers.get("Content-Range")))
         return response, True
     length = response.headers.get("Content-Length")
     if length is not None and length.isdigit() and int(length) != size:
         response.close()
-        raise TransportError("%s announces %s bytes for %s, the listing says %d" % (shown(url), length, item["path"],
-                                                                                    size))
+        raise WeightsError("%s: %s announces %s bytes, the listing says %d" % (item["path"], shown(url), length,
+                                                                               size))
     return response, False
 
 
@@ -483,7 +484,8 @@ def _repair_shared(item, dest):
 def _from_the_fleet(item, dest, peer, peer_wait):
     """The file without asking the source: {bytes, source} from another staged revision that has it (a hard
     link, no transfer and no second copy on disk) or from the peer, or None when there is neither."""
-    same = same_file_staged(item, verify=item.get("full", False))
+    first_piece = item.get("piece", 1) == 1  # a file is linked whole: later pieces need not look (or rehash) again
+    same = same_file_staged(item, verify=item.get("full", False)) if first_piece else None
     if same:
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         _link(same, dest)

@@ -22,7 +22,8 @@ MAX_PATH = 1024
 MAX_COMPONENT = 255
 MAX_SIZE = 1 << 42  # 4 TiB: larger than any one file of a model
 MAX_FILES = 100000
-RESERVED = (".gpufleet-manifest.json", ".gpufleet-manifest.json.tmp")
+MANIFEST = ".gpufleet-manifest.json"
+RESERVED = (MANIFEST, MANIFEST + ".tmp")
 PARTIAL = ".part"
 
 

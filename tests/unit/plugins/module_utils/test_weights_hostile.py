@@ -7,11 +7,14 @@ revision's directory, nothing above it chmod-ed, and every refusal names the ent
 import hashlib
 import os
 import stat
+import threading
+from http.server import ThreadingHTTPServer
 
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_http as http
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
 from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 from ansible_collections.gpufleet.sglang.plugins.modules import model_weights
 from gpufleet_testlib.hostile_hub import COMMIT, HostileHub, file_entries
@@ -140,8 +143,31 @@ def test_a_file_body_without_end_is_read_to_its_listed_size_only_and_removed(hub
 def test_a_body_longer_than_its_listing_is_refused(hub, tree):
     hub.listing = file_entries(dict(GOOD, **{"model.safetensors": SHARD}), lfs=("model.safetensors",))
     hub.listing[1]["size"] = 1000  # the listing says 1000 bytes; the server sends 300000
-    with pytest.raises(weights.WeightsError, match="announces 300000 bytes for model.safetensors, the listing says 1000"):
+    with pytest.raises(weights.WeightsError, match="model.safetensors: .* announces 300000 bytes, the listing says 1000"):
         stage_all(hub, tree[1])
+
+
+def test_a_peer_whose_answer_contradicts_the_listing_is_left_at_once_for_the_source(hub, tree):
+    watched, root = tree
+    hub.listing = file_entries(GOOD)
+    peer_root = watched / "peer"
+    wrong = peer_root / REPO.replace("/", "--") / COMMIT / "config.json"
+    wrong.parent.mkdir(parents=True)
+    wrong.write_bytes(GOOD["config.json"] + b"more")  # the collection's peer server, with another size than listed
+    asked = []
+    counting = type("Counting", (peers.handler(str(peer_root), "t0ken"),),
+                    {"log_message": lambda self, fmt, *args: asked.append(self.path)})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), counting)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        source = Hub(hub.url)
+        state = weights.inspect({"name": "target", "repo": REPO, "commit": COMMIT}, root, source)
+        peer = Hub("http://127.0.0.1:%d" % server.server_address[1], "t0ken")
+        result = weights.stage_file(weights.plan_fetches([state])[0], source, root, peer=peer, peer_wait=5)
+    finally:
+        server.shutdown()
+    assert result["source"] == hub.url and "announces %d bytes" % (len(GOOD["config.json"]) + 4) in result["note"]
+    assert len(asked) == 1  # not asked again until peer_wait ran out: the same answer would come back
 
 
 def test_a_listed_size_beyond_the_disk_is_refused_before_any_download(hub, tree):
