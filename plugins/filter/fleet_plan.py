@@ -41,19 +41,28 @@ options:
     type: dict
     required: true
   owes:
-    description: "What each host owes, C({host: [reason, ...]}); a host with no reason owes nothing (unless its group does)."
+    description:
+      - "What each host owes, C({host: [reason, ...]}); a host with no reason owes nothing (unless its group does)."
+      - Required unless O(fact) is given.
     type: dict
-    required: true
   serving:
     description: "Whether each host serves now, C({host: bool}); a missing host counts as serving."
     type: dict
     default: {}
+  fact:
+    description:
+      - The name of a host variable C({owes, serving}) that each host of O(_input) set for itself (the launch role's
+        C(sglang_launch_state), say), read instead of O(owes) and O(serving). A host without it is left out of the
+        plan (it failed before the plan).
+    type: str
 """
 
 EXAMPLES = r"""
 plan: >-
   {{ ['a', 'b', 'c'] | gpufleet.sglang.fleet_plan(hostvars, 1, groups, owes={'a': ['settings'], 'b': ['settings'], 'c': []}) }}
 # => order [a, b], sizes [1, 1], text "[a] -> [b]"
+# What each host of the play owes, from what it set (sglang_launch_state: {owes, serving, ...}).
+plan_from_facts: "{{ ansible_play_hosts | gpufleet.sglang.fleet_plan(hostvars, sglang_batch, groups, fact='sglang_launch_state') }}"
 """
 
 RETURN = r"""
@@ -100,8 +109,14 @@ def _setting(variables, name):
     return variables[name] if name in variables else None
 
 
-def fleet_plan(hosts, hostvars, batch, groups, owes, serving=None):
+def fleet_plan(hosts, hostvars, batch, groups, owes=None, serving=None, fact=None):
     hosts = list(hosts)
+    if fact:
+        hosts = [host for host in hosts if _setting(hostvars[host], fact) is not None]
+        owes = dict((host, hostvars[host][fact]["owes"]) for host in hosts)
+        serving = dict((host, hostvars[host][fact]["serving"]) for host in hosts)
+    elif owes is None:
+        raise AnsibleFilterError("fleet_plan needs owes, or fact: the host variable that holds each host's owes")
     tp_groups = dict((host, _setting(hostvars[host], "sglang_tp_group") or "") for host in hosts)
     host_batches = dict((host, value) for host, value in
                         ((host, _setting(hostvars[host], "sglang_batch")) for host in hosts) if value is not None)

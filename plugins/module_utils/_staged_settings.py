@@ -23,6 +23,7 @@ import time
 # Recorded by every swap and forgotten by settle: a run that dies between the swap and the restart
 # leaves live settings the running server does not have yet, and the next run must still restart it.
 SWAPPED = "settings swapped in, not yet restarted with them"
+DRAFT_FLAG = "--speculative-draft-model-path"
 
 
 class Layout(object):
@@ -92,6 +93,24 @@ def differing(layout):
             if _read(layout.staged(name)) is not None and _read(layout.staged(name)) != _read(layout.live[name])]
 
 
+def beyond_draft(layout, would_stage=()):
+    """The differing files whose staged copy changes more than the draft: the unit with the live draft's
+    path put back for the staged one, the other files as they are. In check mode nothing was staged: a file
+    a check run would stage counts, except the unit, which differs by the draft alone as far as can be told."""
+    names = []
+    for name in differing(layout):
+        if name == layout.unit:
+            staged_draft = unit_flag(layout.staged(name), DRAFT_FLAG)
+            live_draft = unit_flag(layout.live[name], DRAFT_FLAG)
+            text = read_text(layout.staged(name))
+            if staged_draft and live_draft:
+                text = text.replace(staged_draft, live_draft)
+            if text == read_text(layout.live[name]):
+                continue
+        names.append(name)
+    return names + [name for name in would_stage if name != layout.unit and name not in names]
+
+
 def exec_start(path):
     """The words of the unit's ExecStart (continuation lines joined), or []."""
     text = read_text(path).replace("\\\n", " ")
@@ -139,12 +158,13 @@ def inspect(layout, would_stage=(), venv=None, port=None):
         "pending": bool(names or reasons),
         "has_live": os.path.exists(layout.live[layout.unit]),
         "differing": names,
+        "beyond_draft": beyond_draft(layout, would_stage),
         "owed": reasons,
         "left": left,
         "live_venv": unit_venv(layout.live[layout.unit]),
         "staged_venv": unit_venv(layout.staged(layout.unit)),
         "previous_venv": unit_venv(layout.previous(layout.unit)),
-        "live_draft": unit_flag(layout.live[layout.unit], "--speculative-draft-model-path"),
+        "live_draft": unit_flag(layout.live[layout.unit], DRAFT_FLAG),
         "live_model": unit_flag(layout.live[layout.unit], "--model-path"),
         "has_previous": os.path.isdir(layout.previous_dir) and bool(os.listdir(layout.previous_dir)),
     }

@@ -121,6 +121,14 @@ differing:
   type: list
   elements: str
   sample: [sglang-kimi-k25.service]
+beyond_draft:
+  description:
+    - The files of RV(differing) that change more than the draft, the staged unit compared with the live draft's path
+      in place of the staged one (what a draft rollout refuses to change). In check mode, the files O(would_stage)
+      names, except the unit.
+  returned: always
+  type: list
+  elements: str
 owed:
   description: The recorded reasons for a restart (after the action).
   returned: always
@@ -252,7 +260,7 @@ def main():
         result["files"] = staged.to_roll_back(layout) if staged.unconfirmed(layout) else []
         diff = _diff(layout, layout.previous(layout.unit))
         rolled_to = layout.previous(layout.unit) if result["files"] else layout.live[layout.unit]
-        result["draft"] = staged.unit_flag(rolled_to, "--speculative-draft-model-path")
+        result["draft"] = staged.unit_flag(rolled_to, staged.DRAFT_FLAG)
         if result["files"] and not module.check_mode:
             staged.rollback(layout)
     elif state == "owe":

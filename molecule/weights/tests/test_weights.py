@@ -105,13 +105,29 @@ def test_a_new_revision_is_staged_beside_the_old_one_switched_in_the_batches_and
         assert sorted(kept) == sorted(revisions[1:]), kept  # sglang_weights_keep 2: the first one was pruned
 
 
-def test_a_draft_rollout_from_the_mirror_stages_it_with_the_same_code():
+def test_a_draft_rollout_stages_and_checks_everywhere_first_and_leaves_the_moved_target_alone():
+    target = containers.run(SERVERS[0], "cat", UNIT).split("--model-path ")[1].split()[0]
+    moved = hf_mirror.commit_files(MIRRORS, "tiny-org/kimi-k25", {
+        "model-00001-of-00002.safetensors": hf_mirror.shard("target-1-moved", 4 * 1024 * 1024)}, message="moved")[0]
     draft = hf_mirror.commit_files(MIRRORS, "tiny-org/kimi-k25-eagle3", {"config.json": json.dumps(
         dict(hf_mirror.DRAFT_CONFIG, standin_accept_length=3.3), indent=2).encode() + b"\n"}, message="v2")[0]
+    before = len(mirror_requests())
     run = run_in_scenario(os.path.join(ROOT, "playbooks", "upgrade_draft.yml"),
                           ["sglang_draft_model_path=tiny-org/kimi-k25-eagle3", "sglang_draft_model_revision=main"])
     assert run.returncode == 0, run
+    asked = mirror_requests()[before:]
+    assert not [path for path in asked if "tiny-org/kimi-k25/" in path], asked  # the target: not resolved, not fetched
+    assert len([path for path in asked if "/resolve/" in path]) == 1, asked  # the draft's new config.json, once
+    assert moved not in target
     for server in SERVERS:
         unit = containers.run(server, "cat", UNIT)
+        assert "--model-path %s " % target in unit
         assert "--speculative-draft-model-path %s/tiny-org--kimi-k25-eagle3/%s" % (WEIGHTS, draft) in unit
         assert health(server) == "200"
+    order = [(task, host) for task, host, _result in run.results()]
+    first_leave = next(index for index, (task, _host) in enumerate(order) if task.startswith("Leave every router"))
+    checked = [host for task, host in order[:first_leave] if task == "Check the draft's context length against the "
+               "served one"]
+    assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left
+    assert run.says("Restarting 3 of 3 host(s), 1 at a time: gpufleet-weights-1 (draft %s/tiny-org--kimi-k25-eagle3/"
+                    % WEIGHTS), run

@@ -1,16 +1,20 @@
 """The batches a rolling playbook runs are the plan it prints, sized by sglang_batch from the inventory
 (Ansible templates a play's serial with play and extra variables only: a serial that read sglang_batch
-itself would run one host at a time whatever group_vars say). upgrade_draft.yml in check mode on
-hosts of the controller itself: it plans and prints, and its batched play runs, changing nothing."""
+itself would run one host at a time whatever group_vars say). plan_batches.yml plans as the rolling
+playbooks do (gpufleet.sglang.lifecycle's entry point plan) on hosts of the controller itself, and its
+batched play has their hosts and serial, which the last test reads from the playbooks themselves."""
 
 import json
 import os
 import sys
 
+import yaml
+
 from gpufleet_testlib import ROOT
 from gpufleet_testlib.playbook import run_playbook
 
-PLAYBOOK = os.path.join(ROOT, "playbooks", "upgrade_draft.yml")
+PLAYBOOK = os.path.join(os.path.dirname(__file__), "plan_batches.yml")
+ROLLING = ["sglang.yml", "upgrade_draft.yml"]
 
 
 def inventory(tmp_path, group_vars, host_vars=None, groups=None):
@@ -33,26 +37,35 @@ def batches(run):
 
 
 def test_sglang_batch_in_group_vars_sizes_the_batches_and_the_plan_says_so(tmp_path):
-    run = run_playbook(PLAYBOOK, inventory(tmp_path, {"sglang_batch": 2}), ["sglang_draft_model_path=/d/v2"],
-                       ["--check"])
+    run = run_playbook(PLAYBOOK, inventory(tmp_path, {"sglang_batch": 2}))
     assert run.returncode == 0, str(run)
-    assert run.says("Would roll /d/v2 in 2 batch(es) of at most 2: [h1 (from the draft in its unit), h2 (from")
+    assert run.says("Restarting 4 of 4 host(s), 2 at a time: h1 (draft /d/v1 -> /d/v2), h2 (draft /d/v1 -> /d/v2), "
+                    "h3 (draft /d/v1 -> /d/v2), h4 (draft /d/v1 -> /d/v2). Batches: [h1, h2] -> [h3, h4]."), str(run)
     assert batches(run) == [["h1", "h2"], ["h3", "h4"]]
 
 
 def test_a_multi_node_group_is_one_unit_of_a_batch(tmp_path):
     run = run_playbook(PLAYBOOK, inventory(tmp_path, {"sglang_batch": 1},
                                            host_vars={"h2": {"sglang_tp_group": "tp"}, "h3": {"sglang_tp_group": "tp"}},
-                                           groups={"tp": ["h2", "h3"]}),
-                       ["sglang_draft_model_path=/d/v2"], ["--check"])
+                                           groups={"tp": ["h2", "h3"]}))
     assert run.returncode == 0, str(run)
     assert batches(run) == [["h1"], ["h2", "h3"], ["h4"]]
 
 
 def test_hosts_that_disagree_on_sglang_batch_are_refused_with_where_to_set_it(tmp_path):
-    run = run_playbook(PLAYBOOK, inventory(tmp_path, {"sglang_batch": 2}, host_vars={"h3": {"sglang_batch": 1}}),
-                       ["sglang_draft_model_path=/d/v2"], ["--check"])
+    run = run_playbook(PLAYBOOK, inventory(tmp_path, {"sglang_batch": 2}, host_vars={"h3": {"sglang_batch": 1}}))
     assert run.returncode != 0
     assert run.says("sglang_batch is 2 for this run, but 1 on h3: the batches of a play are one setting. Set it once, "
                     "for the group of the servers (group_vars/sglang_servers.yml or group_vars/all.yml)"), str(run)
     assert batches(run) == []
+
+
+def test_the_rolling_playbooks_plan_and_batch_as_the_test_playbook_does():
+    test_plays = yaml.safe_load(open(PLAYBOOK))
+    for name in ROLLING:
+        plays = yaml.safe_load(open(os.path.join(ROOT, "playbooks", name)))
+        prepare, batched = plays[-2], plays[-1]
+        last = (prepare.get("post_tasks") or prepare["tasks"])[-1]
+        assert last["ansible.builtin.import_role"] == {"name": "gpufleet.sglang.lifecycle", "tasks_from": "plan"}, name
+        for key in ("hosts", "serial", "max_fail_percentage"):
+            assert batched[key] == test_plays[1][key], (name, key)

@@ -167,3 +167,17 @@ def test_the_layout_the_roles_read(layout):
         "/etc/sglang/kimi-k25.yaml")
     assert (names["staged_dir"], names["previous_dir"], names["left_record"]) == (
         "/etc/sglang/staged", "/etc/sglang/previous", "/etc/sglang/staged/kimi-k25.left")
+
+
+def test_a_draft_rollout_sees_what_changes_beyond_the_draft(layout):
+    stage(layout, draft="/w/draft/aaa")
+    staged.swap(layout)
+    staged.settle(layout)
+    stage(layout, draft="/w/draft/bbb")
+    state = staged.inspect(layout)
+    assert state["differing"] == ["sglang-kimi-k25.service"] and state["beyond_draft"] == []
+    stage(layout, draft="/w/draft/bbb", venv="/opt/sglang/venvs/sglang-0.5.10", env="A=2\n")
+    assert staged.inspect(layout)["beyond_draft"] == ["kimi-k25.env", "sglang-kimi-k25.service"]
+    stage(layout, draft="/w/draft/aaa")
+    assert staged.inspect(layout, would_stage=["sglang-kimi-k25.service"])["beyond_draft"] == []
+    assert staged.inspect(layout, would_stage=["kimi-k25.yaml"])["beyond_draft"] == ["kimi-k25.yaml"]
