@@ -8,17 +8,13 @@ scraped from another host: it is refused, saying what to set."""
 
 from __future__ import annotations
 
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _fleet_hosts
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _value(hostvars, host, name, defaults):
     return hostvars[host].get(name, defaults.get(name))
-
-
-def _rank0(groups, hostvars, host, defaults):
-    tp_group = _value(hostvars, host, "sglang_tp_group", defaults) or ""
-    members = [member for member in groups.get(tp_group, []) if member in groups.get("sglang_servers", [])]
-    return (members[0] if members else host), tp_group
 
 
 def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400):
@@ -33,21 +29,18 @@ def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400
                 return listen  # Prometheus on the same host reaches it there
             out["problems"].append("%s on %s listens on %s only, which Prometheus on %s cannot reach: set %s to "
                                    "0.0.0.0 or the host's address for it." % (what, host, listen, scraper, variable))
-        return hostvars[host].get("ansible_host", host)
+        return _fleet_hosts.address(hostvars, host)
 
-    for host in groups.get("sglang_servers", []):
-        rank0, tp_group = _rank0(groups, hostvars, host, defaults)
-        if rank0 != host:
-            continue
-        port = int(_value(hostvars, host, "sglang_port", defaults))
-        where = address(host, _value(hostvars, host, "sglang_host", defaults), "SGLang's /metrics", "sglang_host")
+    for server in _fleet_hosts.fleet_servers(groups, hostvars, defaults):
+        host, port = server["host"], server["port"]
+        where = address(host, server["listen"], "SGLang's /metrics", "sglang_host")
         labels = {"host": host, "instance": "%s:%d" % (host, port),
                   "sglang_instance": _value(hostvars, host, "sglang_instance", defaults),
-                  "tp_group": tp_group, "sglang_version": str(_value(hostvars, host, "sglang_version", defaults)),
+                  "tp_group": server["tp_group"],
+                  "sglang_version": str(_value(hostvars, host, "sglang_version", defaults)),
                   "draft": _value(hostvars, host, "sglang_draft_model_path", defaults) or "",
                   "speculative": _value(hostvars, host, "sglang_speculative_algorithm", defaults) or "",
-                  "worker_url": hostvars[host].get("sglang_router_worker_url")
-                  or "http://%s:%d" % (hostvars[host].get("ansible_host", host), port)}
+                  "worker_url": server["worker_url"]}
         out["servers"].append({"targets": ["%s:%d" % (where, port)], "labels": labels})
     for host in groups.get("sglang_routers", []):
         port = int(_value(hostvars, host, "sglang_router_prometheus_port", defaults))
@@ -57,7 +50,7 @@ def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400
                                                                                 "instance": "%s:%d" % (host, port)}})
     if dcgm:
         for host in groups.get("sglang_servers", []):
-            where = hostvars[host].get("ansible_host", host)
+            where = _fleet_hosts.address(hostvars, host)
             out["gpus"].append({"targets": ["%s:%d" % (where, dcgm_port)], "labels": {
                 "host": host, "instance": "%s:%d" % (host, dcgm_port)}})
     return out

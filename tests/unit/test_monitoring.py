@@ -29,6 +29,9 @@ PROMQL_WORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", 
 def rendered(tmp_path, **overrides):
     with open(os.path.join(ROLE, "defaults", "main.yml")) as handle:
         settings = yaml.safe_load(handle)
+    with open(os.path.join(ROOT, "roles", "lifecycle", "defaults", "main.yml")) as handle:
+        # The role's default is the lifecycle's gate minimum, read from that role's defaults.
+        settings["sglang_monitoring_min_accept_length"] = yaml.safe_load(handle)["sglang_draft_min_accept_length"]
     settings.update(overrides, ansible_managed="rendered by tests/unit/test_monitoring.py")
     with open(os.path.join(ROLE, "templates", "gpufleet-sglang.rules.yml.j2")) as handle:
         text = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(handle.read()).render(settings)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from gpufleet_testlib import ROOT
 
@@ -55,3 +56,17 @@ def test_an_item_the_changelog_does_not_announce_or_announces_elsewhere_fails(co
         "changelog section" in result.stdout
     assert "module host_state (plugins/modules/host_state.py) says version_added 0.1.0, but the changelog " \
         "announces it in 0.2.0" in result.stdout
+
+
+def test_an_item_new_in_the_version_being_prepared_passes_until_that_version_is_released(copy):
+    version = yaml.safe_load((copy / "galaxy.yml").read_text())["version"]
+    source = (copy / "plugins" / "filter" / "fleet_plan.py").read_text()
+    (copy / "plugins" / "filter" / "brand_new.py").write_text(
+        source.replace("version_added: 0.2.0", "version_added: %s" % version, 1))
+    assert check(copy).returncode == 0, check(copy).stdout
+    changelog = copy / "changelogs" / "changelog.yaml"
+    changelog.write_text(changelog.read_text().replace("releases:\n", "releases:\n  %s:\n    changes: {}\n" % version, 1))
+    result = check(copy)
+    assert result.returncode == 1
+    assert "filter brand_new (plugins/filter/brand_new.py, version_added %s) is in no released changelog section" \
+        % version in result.stdout

@@ -26,8 +26,9 @@ def test_check_mode_prints_the_plan_and_changes_nothing(host):
     pids = [main_pid(name) for name in HOSTS]
     run = upgrade(MODELS + "kimi-k25-eagle3-v3", args=["--check"])
     assert run.returncode == 0, str(run)
-    assert run.says("Would roll /srv/models/kimi-k25-eagle3-v3 in 3 batch(es) of at most 1")
-    assert run.says("gpufleet-upgrade-1 (from /srv/models/kimi-k25-eagle3-v2)")
+    assert run.says("Would restart 3 of 3 host(s), 1 at a time: gpufleet-upgrade-1 (draft /srv/models/kimi-k25-eagle3-v2 "
+                    "-> /srv/models/kimi-k25-eagle3-v3), gpufleet-upgrade-2 (draft"), str(run)
+    assert run.says("Batches: [gpufleet-upgrade-1] -> [gpufleet-upgrade-2] -> [gpufleet-upgrade-3].")
     assert [main_pid(name) for name in HOSTS] == pids
 
 
@@ -35,8 +36,9 @@ def test_missing_draft_fails_in_staging_before_anything_stops(host):
     pids = [main_pid(name) for name in HOSTS]
     run = upgrade(MODELS + "no-such-draft")
     assert run.returncode != 0, str(run)
-    assert run.says("/srv/models/no-such-draft/config.json does not exist on gpufleet-upgrade-1")
-    assert run.says("Nothing was stopped")
+    assert run.says("draft /srv/models/no-such-draft: is not a directory on this host. Nothing was changed and the "
+                    "server was not touched"), str(run)
+    assert not run.ran("Leave every router")
     assert [main_pid(name) for name in HOSTS] == pids
 
 

@@ -93,6 +93,9 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     assert watch.fewest_registered() == 2  # never more than one out of the router
     assert all(watch.seen(url) and watch.out_time(url) > 0 for url in WORKERS)  # each one was in it and left it
     assert len(drain_waits(run)) == 3  # every server was drained before it stopped
+    out = [result["msg"] for task, _host, result in run.results() if task == "Say how long the server was out of the routers"]
+    print("\n".join(out))
+    assert sorted(line.split()[0] for line in out) == SERVERS and all("restart until healthy" in line for line in out)
     assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
 
 

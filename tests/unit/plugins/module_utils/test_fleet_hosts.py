@@ -1,0 +1,36 @@
+"""What a server host is to the fleet, defined once (module_utils/_fleet_hosts.py): its server's hosts,
+rank 0, worker URL and metrics address, as the routers, the drain and Prometheus all read them."""
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _fleet_hosts
+
+GROUPS = {"sglang_servers": ["gpu-01", "gpu-02", "gpu-03", "gpu-04"], "kimi_tp16": ["gpu-03", "gpu-02"]}
+SETTINGS = {"sglang_port": 30000, "sglang_host": "0.0.0.0", "sglang_tp_group": "", "sglang_router_worker_url": ""}
+HOSTVARS = {"gpu-01": {"ansible_host": "10.0.0.11"},
+            "gpu-02": {"ansible_host": "10.0.0.12", "sglang_tp_group": "kimi_tp16"},
+            "gpu-03": {"ansible_host": "10.0.0.13", "sglang_tp_group": "kimi_tp16", "sglang_port": 31000},
+            "gpu-04": {"sglang_router_worker_url": "https://gpu-04.example:8443"}}
+
+
+def test_a_one_host_server_is_its_own_rank0_on_its_address_and_port():
+    found = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-01", SETTINGS)
+    assert found == {"host": "gpu-01", "hosts": ["gpu-01"], "rank0": "gpu-01", "is_rank0": True, "tp_group": "",
+                     "worker_url": "http://10.0.0.11:30000", "address": "10.0.0.11", "listen": "0.0.0.0",
+                     "port": 30000}
+
+
+def test_a_multi_node_server_is_ranked_in_its_groups_order_and_its_own_settings_win():
+    second = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-02", SETTINGS)
+    assert (second["hosts"], second["rank0"], second["is_rank0"]) == (["gpu-03", "gpu-02"], "gpu-03", False)
+    first = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-03", SETTINGS)
+    assert first["is_rank0"] and first["worker_url"] == "http://10.0.0.13:31000"
+
+
+def test_a_worker_url_given_is_kept_exactly_and_a_host_without_ansible_host_is_reached_by_name():
+    found = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-04", SETTINGS)
+    assert (found["worker_url"], found["address"]) == ("https://gpu-04.example:8443", "gpu-04")
+
+
+def test_the_servers_of_a_group_are_one_rank0_each():
+    found = _fleet_hosts.fleet_servers(GROUPS, HOSTVARS, SETTINGS)
+    assert [server["host"] for server in found] == ["gpu-01", "gpu-03", "gpu-04"]
+    assert _fleet_hosts.fleet_servers(GROUPS, HOSTVARS, SETTINGS, group="none") == []
