@@ -16,10 +16,11 @@ class HealthProbe(threading.Thread):
         super().__init__(daemon=True)
         self.urls, self.interval, self.limit = urls, interval, limit
         self.samples = []  # (seconds since start, {name: healthy})
+        self.started = None  # start's time.monotonic(): systemd's *TimestampMonotonic count on the same clock
         self.stop_event = threading.Event()
 
     def run(self):
-        start = time.monotonic()
+        start = self.started = time.monotonic()
         while not self.stop_event.is_set() and time.monotonic() - start < self.limit:
             state = {}
             for name, base in self.urls.items():
