@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-hashing bench-scale ee build clean
+.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-hashing bench-out bench-scale ee build clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -70,6 +70,9 @@ bench-weights: setup  ## staging weights from a real olah mirror: bytes served w
 
 bench-hashing: setup  ## a full check's hashing: the collection's pool at 1, 2 and all cores beside the code before and sha256sum
 	PYTHONPATH=tests:.collections python bench/hashing.py
+
+bench-out: setup image  ## seconds each server is out of the routers in a draft rollout and a settings change, before and after (demo fleet)
+	PYTHONPATH=tests:.collections python bench/out_of_routers.py
 
 bench-real: setup real-sglang  ## the real SGLang on the CPU: cold start, tier 1's test time, the install from an empty cache
 	PYTHONPATH=tests:.collections python bench/real_sglang.py --install

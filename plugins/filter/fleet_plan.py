@@ -53,7 +53,8 @@ options:
     description:
       - The name of a host variable C({owes, serving}) that each host of O(_input) set for itself (the launch role's
         C(sglang_launch_state), say), read instead of O(owes) and O(serving). A host without it is left out of the
-        plan (it failed before the plan).
+        plan (it failed before the plan). A host whose variable also says C(ready) false (a driver waiting for its
+        reboot) is in RV(_value.not_ready).
     type: str
 """
 
@@ -98,6 +99,10 @@ _value:
     text:
       description: The batches for people, C([a, b] -> [c]).
       type: str
+    not_ready:
+      description: With O(fact), the hosts whose variable says C(ready) false; otherwise empty.
+      type: list
+      elements: str
 """
 
 from ansible.errors import AnsibleFilterError
@@ -121,10 +126,12 @@ def fleet_plan(hosts, hostvars, batch, groups, owes=None, serving=None, fact=Non
     host_batches = dict((host, value) for host, value in
                         ((host, _setting(hostvars[host], "sglang_batch")) for host in hosts) if value is not None)
     try:
-        return _fleet_batches.plan(hosts, dict(owes), dict(serving or {}), batch, tp_groups, dict(groups),
+        plan = _fleet_batches.plan(hosts, dict(owes), dict(serving or {}), batch, tp_groups, dict(groups),
                                    host_batches)
     except ValueError as exc:
         raise AnsibleFilterError(str(exc))
+    plan["not_ready"] = [host for host in hosts if fact and hostvars[host][fact].get("ready", True) is False]
+    return plan
 
 
 class FilterModule(object):
