@@ -19,10 +19,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 from gpufleet_testlib import ROOT, containers
 from gpufleet_testlib.traffic import WorkerWatch
+from gpufleet_testlib.worktree import collection_at
 
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 ADMIN_KEY = "gpufleet-demo-admin"    # inventories/demo/group_vars/sglang_routers.yml
@@ -43,13 +43,6 @@ def playbook(tree, path, *extra):
     if done.returncode != 0:
         raise SystemExit("%s failed:\n%s\n%s" % (path, done.stdout[-3000:], done.stderr[-2000:]))
     return json.loads(done.stdout)
-
-
-def worktree(ref, path):
-    subprocess.run(["git", "worktree", "add", "--detach", path, ref], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.makedirs(os.path.join(path, ".collections", "ansible_collections", "gpufleet"))
-    os.symlink("../../..", os.path.join(path, ".collections", "ansible_collections", "gpufleet", "sglang"))
 
 
 def noted(report):
@@ -104,25 +97,20 @@ def main():
         return playbook(tree, "playbooks/sglang.yml", *(fleet + [
             "-e", "sglang_draft_model_path=" + draft[0], "-e", "sglang_mem_fraction_static=" + value]))
 
-    with tempfile.TemporaryDirectory() as work:
-        old = os.path.join(work, "before")
-        worktree(args.before, old)
-        try:
-            print("stand-in restart %.1f s; 4 gate requests; before: %s" % (args.load_delay, args.before))
-            step = 0
-            for run in range(args.runs):
-                flows = (("before", old), ("after", ROOT)) if run % 2 == 0 else (("after", ROOT), ("before", old))
-                for change in ("draft", "settings"):
-                    for flow, tree in flows:
-                        step += 1
-                        value = "0.%02d" % (70 + step)
-                        figures = measure(router, (lambda tree=tree: rollout(tree)) if change == "draft" else
-                                          (lambda tree=tree, value=value: settings(tree, value)))
-                        results[(change, flow)].append(figures)
-                        print("run %d %-8s %-6s %s" % (run + 1, change, flow, ", ".join(
-                            "%s %.1f" % item for item in figures.items())))
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", old], cwd=ROOT, check=False)
+    with collection_at(args.before) as old:
+        print("stand-in restart %.1f s; 4 gate requests; before: %s" % (args.load_delay, args.before))
+        step = 0
+        for run in range(args.runs):
+            flows = (("before", old), ("after", ROOT)) if run % 2 == 0 else (("after", ROOT), ("before", old))
+            for change in ("draft", "settings"):
+                for flow, tree in flows:
+                    step += 1
+                    value = "0.%02d" % (70 + step)
+                    figures = measure(router, (lambda tree=tree: rollout(tree)) if change == "draft" else
+                                      (lambda tree=tree, value=value: settings(tree, value)))
+                    results[(change, flow)].append(figures)
+                    print("run %d %-8s %-6s %s" % (run + 1, change, flow, ", ".join(
+                        "%s %.1f" % item for item in figures.items())))
     print("median (min-max) of %d runs, seconds out of the router per host:" % args.runs)
     for change in ("draft", "settings"):
         before = [figures["out s/host"] for figures in results[(change, "before")]]

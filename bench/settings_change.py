@@ -23,11 +23,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 from gpufleet_testlib import ROOT, containers
 from gpufleet_testlib.health_probe import HealthProbe
+from gpufleet_testlib.worktree import collection_at
 
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 # The last commit before batched restarts: its sglang.yml restarts every changed server at once.
@@ -48,13 +48,6 @@ def playbook(tree, path, *extra):
 
 def moment(text):
     return datetime.datetime.fromisoformat(text.rstrip("Z"))
-
-
-def worktree(ref, path):
-    subprocess.run(["git", "worktree", "add", "--detach", path, ref], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.makedirs(os.path.join(path, ".collections", "ansible_collections", "gpufleet"))
-    os.symlink("../../..", os.path.join(path, ".collections", "ansible_collections", "gpufleet", "sglang"))
 
 
 def measure(servers, change, staged_first):
@@ -95,24 +88,19 @@ def main():
     playbook(ROOT, "playbooks/site.yml", *fleet)
     servers = dict((name, containers.address(name)) for name in HOSTS)
     batched, before = [], []
-    with tempfile.TemporaryDirectory() as work:
-        old = os.path.join(work, "before")
-        worktree(args.before, old)
-        try:
-            flows = (("batched", ROOT, batched), ("before", old, before))
-            print("stand-in restart %.1f s; flow before: %s" % (args.load_delay, args.before))
-            for run in range(args.runs):
-                for number, (label, tree, results) in enumerate(flows):
-                    value = "0.%02d" % (70 + 2 * run + number)  # a new value every time
-                    results.append(measure(servers, lambda: playbook(
-                        tree, "playbooks/sglang.yml", *(fleet + ["-e", "sglang_mem_fraction_static=" + value])),
-                        staged_first=label == "batched"))
-                    last = results[-1]
-                    print("run %d %-8s wall %.1f s, no-restart %.1f s, first down %.1f s, most down %d, capacity "
-                          "per 5 s: %s" % (run + 1, label, last["wall s"], last["no-restart s"], last["first down s"],
-                                           last["most down"], last["capacity"]))
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", old], cwd=ROOT, check=False)
+    with collection_at(args.before) as old:
+        flows = (("batched", ROOT, batched), ("before", old, before))
+        print("stand-in restart %.1f s; flow before: %s" % (args.load_delay, args.before))
+        for run in range(args.runs):
+            for number, (label, tree, results) in enumerate(flows):
+                value = "0.%02d" % (70 + 2 * run + number)  # a new value every time
+                results.append(measure(servers, lambda: playbook(
+                    tree, "playbooks/sglang.yml", *(fleet + ["-e", "sglang_mem_fraction_static=" + value])),
+                    staged_first=label == "batched"))
+                last = results[-1]
+                print("run %d %-8s wall %.1f s, no-restart %.1f s, first down %.1f s, most down %d, capacity "
+                      "per 5 s: %s" % (run + 1, label, last["wall s"], last["no-restart s"], last["first down s"],
+                                       last["most down"], last["capacity"]))
     summary("batched", batched)
     summary("before", before)
     ratio = statistics.median(run["no-restart s"] for run in batched) / statistics.median(
