@@ -96,6 +96,12 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     out = [result["msg"] for task, _host, result in run.results() if task == "Say how long the server was out of the routers"]
     print("\n".join(out))
     assert sorted(line.split()[0] for line in out) == SERVERS and all("restart until healthy" in line for line in out)
+    order = [(task, host) for task, host, _result in run.results()]
+    first_out = next(index for index, (task, _host) in enumerate(order) if task.endswith("Take this server out of "
+                                                                                         "every router"))
+    checked = [host for task, host in order[:first_out] if task.endswith("Check the draft's context length against "
+                                                                         "the served one")]
+    assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left the router
     assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
 
 
