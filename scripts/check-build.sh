@@ -14,7 +14,7 @@ ansible-galaxy collection build --force --output-path "$work" >/dev/null
 tarball="$(ls "$work"/gpufleet-sglang-*.tar.gz)"
 echo "built $(basename "$tarball") ($(tar -tzf "$tarball" | wc -l) entries)"
 
-leaked="$(tar -tzf "$tarball" | grep -E '^(tests|molecule|scripts|bench|\.ci|\.config|\.venv|\.collections|inventories/demo)(/|$)|^(Makefile|requirements-dev\.txt|ansible\.cfg)$' || true)"
+leaked="$(tar -tzf "$tarball" | grep -E '^(tests|molecule|scripts|bench|\.ci|\.config|\.venv|\.collections|inventories/demo)(/|$)|^(Makefile|requirements-dev\.txt|ansible\.cfg|pytest\.ini)$' || true)"
 if [ -n "$leaked" ]; then
     echo "test or dev files in the tarball:" >&2; echo "$leaked" >&2; exit 1
 fi

@@ -44,15 +44,34 @@ _value:
   description: The host as the fleet sees it.
   type: dict
   contains:
-    host: {description: The host., type: str}
-    hosts: {description: The hosts of its server, rank 0 first., type: list, elements: str}
-    rank0: {description: Its server's rank 0., type: str}
-    is_rank0: {description: Whether it is rank 0., type: bool}
-    tp_group: {description: Its C(sglang_tp_group), empty for a one-host server., type: str}
-    worker_url: {description: The URL the routers register its server under., type: str}
-    address: {description: Where other hosts reach it (C(ansible_host), else its name)., type: str}
-    listen: {description: The address its server listens on (C(sglang_host))., type: str}
-    port: {description: The port its server listens on (C(sglang_port))., type: int}
+    host:
+      description: The host.
+      type: str
+    hosts:
+      description: The hosts of its server, rank 0 first.
+      type: list
+      elements: str
+    rank0:
+      description: Its server's rank 0.
+      type: str
+    is_rank0:
+      description: Whether it is rank 0.
+      type: bool
+    tp_group:
+      description: Its C(sglang_tp_group); empty for a one-host server.
+      type: str
+    worker_url:
+      description: The URL the routers register its server under.
+      type: str
+    address:
+      description: Where other hosts reach it - its C(ansible_host), else its name.
+      type: str
+    listen:
+      description: The address its server listens on (C(sglang_host)).
+      type: str
+    port:
+      description: The port its server listens on (C(sglang_port)).
+      type: int
 """
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _fleet_hosts

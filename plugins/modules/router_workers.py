@@ -107,10 +107,10 @@ workers:
 """
 
 import time
+from urllib.error import HTTPError
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
-from ansible.module_utils.six.moves.urllib.error import HTTPError
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._router_workers import (
     RouterClient,
