@@ -19,6 +19,8 @@ from upgrade_fleet import (ADMIN_KEY, API_KEY, MODELS, PLAYBOOKS, SERVERS, WORKE
                            router_url, upgrade, wait_all_registered)
 
 testinfra_hosts = ["gpufleet-upgrade-router"]
+DRAFT_CHECK = "Check the draft's context length against the served one"  # the launch role's preflight
+LEAVE = "Take this server out of every router"  # the lifecycle's leave
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +99,8 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     print("\n".join(out))
     assert sorted(line.split()[0] for line in out) == SERVERS and all("restart until healthy" in line for line in out)
     order = [(task, host) for task, host, _result in run.results()]
-    first_out = next(index for index, (task, _host) in enumerate(order) if task.endswith("Take this server out of "
-                                                                                         "every router"))
-    checked = [host for task, host in order[:first_out] if task.endswith("Check the draft's context length against "
-                                                                         "the served one")]
+    first_out = next(index for index, (task, _host) in enumerate(order) if task.endswith(LEAVE))
+    checked = [host for task, host in order[:first_out] if task.endswith(DRAFT_CHECK)]
     assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left the router
     assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
 

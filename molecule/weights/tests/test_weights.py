@@ -22,6 +22,7 @@ SGLANG = os.path.join(ROOT, "playbooks", "sglang.yml")
 MIRRORS = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~/.cache/gpufleet-sglang"),
                        "weights-mirror", "mirrors")
 MIRROR = "http://10.213.8.10:8090"
+DRAFT_CHECK = "Check the draft's context length against the served one"  # the launch role's preflight
 
 
 def commit(repo):
@@ -126,8 +127,7 @@ def test_a_draft_rollout_stages_and_checks_everywhere_first_and_leaves_the_moved
         assert health(server) == "200"
     order = [(task, host) for task, host, _result in run.results()]
     first_leave = next(index for index, (task, _host) in enumerate(order) if task.startswith("Leave every router"))
-    checked = [host for task, host in order[:first_leave] if task.endswith("Check the draft's context length against "
-                                                                            "the served one")]
+    checked = [host for task, host in order[:first_leave] if task.endswith(DRAFT_CHECK)]
     assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left
     assert run.says("Restarting 3 of 3 host(s), 1 at a time: gpufleet-weights-1 (draft %s/tiny-org--kimi-k25-eagle3/"
                     % WEIGHTS), run
