@@ -34,6 +34,13 @@ options:
     description: Whether the server runs with C(SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), which lets a draft with a shorter context serve.
     type: bool
     default: false
+  require_eagle3:
+    description:
+      - Fail, saying what to change, when the draft on the host is not an EAGLE-3 draft (the server runs
+        C(--speculative-algorithm EAGLE3)).
+    type: bool
+    default: false
+    version_added: 0.2.1
 extends_documentation_fragment:
   - gpufleet.sglang._read_only
 """
@@ -82,6 +89,7 @@ def main():
             path=dict(type="path", required=True),
             context_length=dict(type="int", default=0),
             allow_longer_context=dict(type="bool", default=False),
+            require_eagle3=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -100,6 +108,10 @@ def main():
                   context_length=_sglang_config.context_length(config))
     refusal = _sglang_config.draft_context_refusal(params["path"], config, params["context_length"],
                                                    params["allow_longer_context"])
+    if params["require_eagle3"] and not result["eagle3"]:
+        refusal = ("%s is not an EAGLE-3 draft (architectures %s, no eagle_config), which --speculative-algorithm "
+                   "EAGLE3 needs. Nothing was stopped: name an EAGLE-3 draft in sglang_draft_model_path."
+                   % (params["path"], result["architectures"]))
     if refusal:
         module.fail_json(msg=refusal, **result)
     module.exit_json(**result)

@@ -21,6 +21,7 @@ from upgrade_fleet import (ADMIN_KEY, API_KEY, MODELS, PLAYBOOKS, SERVERS, WORKE
 testinfra_hosts = ["gpufleet-upgrade-router"]
 DRAFT_CHECK = "Check the draft's context length against the served one"  # the launch role's preflight
 LEAVE = "Take this server out of every router"  # the lifecycle's leave
+OUT_OF_ROUTERS = "Say how long the server was out of the routers"  # the lifecycle's rejoin
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     assert watch.fewest_registered() == 2  # never more than one out of the router
     assert all(watch.seen(url) and watch.out_time(url) > 0 for url in WORKERS)  # each one was in it and left it
     assert len(drain_waits(run)) == 3  # every server was drained before it stopped
-    out = [result["msg"] for task, _host, result in run.results() if task == "Say how long the server was out of the routers"]
+    out = [result["msg"] for task, _host, result in run.results() if task.endswith(OUT_OF_ROUTERS)]
     print("\n".join(out))
     assert sorted(line.split()[0] for line in out) == SERVERS and all("restart until healthy" in line for line in out)
     order = [(task, host) for task, host, _result in run.results()]
