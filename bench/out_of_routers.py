@@ -84,16 +84,18 @@ def main():
     playbook(ROOT, "tests/standin/deploy.yml")
     for name in HOSTS:
         containers.run(name, "sh", "-c", "[ -d %s ] || cp -a %s %s" % (DRAFTS[1], DRAFTS[0], DRAFTS[1]))
-    draft = [DRAFTS[0]]
+    draft, fraction = [DRAFTS[0]], ["0.85"]  # what the servers run; a rollout must not change the fraction
     playbook(ROOT, "playbooks/site.yml", *(fleet + ["-e", "sglang_draft_model_path=" + draft[0]]))
     router = "http://%s:30080" % containers.address(HOSTS[0])
     results = dict(((change, flow), []) for change in ("draft", "settings") for flow in ("before", "after"))
 
     def rollout(tree):
         draft[0] = DRAFTS[1 - DRAFTS.index(draft[0])]
-        return playbook(tree, "playbooks/upgrade_draft.yml", *(fleet + ["-e", "sglang_draft_model_path=" + draft[0]]))
+        return playbook(tree, "playbooks/upgrade_draft.yml", *(fleet + [
+            "-e", "sglang_draft_model_path=" + draft[0], "-e", "sglang_mem_fraction_static=" + fraction[0]]))
 
     def settings(tree, value):
+        fraction[0] = value
         return playbook(tree, "playbooks/sglang.yml", *(fleet + [
             "-e", "sglang_draft_model_path=" + draft[0], "-e", "sglang_mem_fraction_static=" + value]))
 
