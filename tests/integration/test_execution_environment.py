@@ -1,7 +1,7 @@
 """playbooks/site.yml through the execution environment (execution-environment.yml), as AWX/AAP runs a
 job: ansible-runner starts the image that ansible-builder built here, with the playbooks as the project,
 the demo inventory, and the SSH key as the machine credential; the hosts are the demo fleet, reached
-over SSH as the deploy user with sudo. The demo fleet is made anew for this test and removed after it.
+over SSH as the deploy user with sudo. The demo fleet is made anew for these tests (conftest.py).
 """
 
 import json
@@ -10,19 +10,8 @@ import subprocess
 import time
 import urllib.request
 
-import pytest
-
 from gpufleet_testlib import ROOT
-
-CACHE = os.environ.get("GPUFLEET_CACHE", os.path.expanduser("~/.cache/gpufleet-sglang"))
-HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
-ROUTER = "http://10.213.0.11:30080"      # inventories/demo: the router on gpufleet-demo-1
-KEY = "gpufleet-demo-key"                # inventories/demo/group_vars/all.yml
-
-
-def script(*args, **env):
-    return subprocess.run(["bash"] + list(args), cwd=ROOT, env=dict(os.environ, GPUFLEET_CACHE=CACHE, **env),
-                          capture_output=True, text=True, check=False, timeout=1800)
+from gpufleet_testlib.demo_fleet import CACHE, HOSTS, KEY, ROUTER, script
 
 
 def ee_run(playbook):
@@ -32,20 +21,6 @@ def ee_run(playbook):
     stats = [event["event_data"] for event in events if event.get("event") == "playbook_on_stats"]
     assert stats, "no play recap from ansible-runner (rc %d):\n%s" % (result.returncode, result.stderr[-3000:])
     return result.returncode, stats[-1]
-
-
-@pytest.fixture(scope="module")
-def demo_fleet():
-    for step in (["scripts/ee.sh", "build"], ["scripts/demo.sh", "down"], ["scripts/demo.sh", "up"]):
-        result = script(*step)
-        assert result.returncode == 0, "%s failed:\n%s" % (" ".join(step), result.stderr[-3000:])
-    deploy = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
-                             "tests/standin/deploy.yml"], cwd=ROOT, capture_output=True, text=True, check=False,
-                            env=dict(os.environ, GPUFLEET_CACHE=CACHE,
-                                     ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
-    assert deploy.returncode == 0, deploy.stdout[-3000:]
-    yield
-    script("scripts/demo.sh", "down")
 
 
 def test_site_yml_converges_the_demo_fleet_from_the_execution_environment(demo_fleet):
