@@ -30,7 +30,9 @@ options:
     type: dict
     required: true
   settings:
-    description: The shared settings' values (C(sglang_port), C(sglang_host), C(sglang_tp_group), C(sglang_router_worker_url)).
+    description: >-
+      The shared settings' values (C(sglang_port), C(sglang_host), C(sglang_tp_group), C(sglang_router_worker_url),
+      C(sglang_weights_peer_address)).
     type: dict
     required: true
 """
@@ -72,6 +74,11 @@ _value:
     port:
       description: The port its server listens on (C(sglang_port)).
       type: int
+    weights_peer:
+      description: >-
+        The address its weights peer server listens on and the hosts below it in a fan-out connect to
+        (C(sglang_weights_peer_address), else RV(_value.address)).
+      type: str
 """
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _fleet_hosts

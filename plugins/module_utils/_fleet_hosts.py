@@ -21,7 +21,7 @@ def address(hostvars, host):
 
 
 def fleet_host(groups, hostvars, host, settings):
-    """{host, hosts, rank0, is_rank0, tp_group, worker_url, address, listen, port} of one server host."""
+    """{host, hosts, rank0, is_rank0, tp_group, worker_url, address, listen, port, weights_peer} of one server host."""
     tp_group = _setting(hostvars, host, "sglang_tp_group", settings) or ""
     hosts = list(groups.get(tp_group, [])) if tp_group else [host]
     rank0 = hosts[0] if hosts else host
@@ -31,6 +31,7 @@ def fleet_host(groups, hostvars, host, settings):
         "host": host, "hosts": hosts, "rank0": rank0, "is_rank0": rank0 == host, "tp_group": tp_group,
         "worker_url": _setting(hostvars, host, "sglang_router_worker_url", settings) or "http://%s:%d" % (where, port),
         "address": where, "listen": _setting(hostvars, host, "sglang_host", settings), "port": port,
+        "weights_peer": _setting(hostvars, host, "sglang_weights_peer_address", settings) or where,
     }
 
 

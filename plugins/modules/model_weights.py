@@ -120,9 +120,10 @@ options:
     type: int
     default: 1800
   address:
-    description: The address this host's peer server listens on (O(state=serving)).
+    description:
+      - The address this host's peer server listens on (required with O(state=serving)), one the hosts it feeds
+        reach it at. It serves with a bearer token over plain HTTP, so there is no default of all addresses.
     type: str
-    default: 0.0.0.0
   port:
     description: The port this host's peer server listens on (O(state=serving)).
     type: int
@@ -232,6 +233,10 @@ note:
   description: What happened beside the fetch (a peer that failed, revisions whose shared copy was replaced).
   returned: state fetched
   type: str
+listen:
+  description: Where the peer server listens, C(ADDRESS:PORT).
+  returned: state serving
+  type: str
 pruned:
   description: The revision directories removed (or, in check mode, that would be).
   returned: state pruned
@@ -335,7 +340,7 @@ def main():
             peer=dict(type="str", default=""),
             peer_token=dict(type="str", default="", no_log=True),
             peer_wait=dict(type="int", default=1800),
-            address=dict(type="str", default="0.0.0.0"),
+            address=dict(type="str"),
             port=dict(type="int", default=18431),
             group=dict(type="str", default="sglang"),
             user=dict(type="str", default="sglang"),
@@ -344,7 +349,7 @@ def main():
             used=dict(type="list", elements="path", default=[]),
             in_use_files=dict(type="list", elements="path", default=[]),
         ),
-        required_if=[("state", "fetched", ["file"]), ("state", "serving", ["peer_token"])],
+        required_if=[("state", "fetched", ["file"]), ("state", "serving", ["peer_token", "address"])],
         supports_check_mode=True,
     )
     state = module.params["state"]
@@ -354,7 +359,10 @@ def main():
             changed = module.check_mode or (peers.serve(p["root"], p["address"], p["port"], p["peer_token"], p["user"],
                                                         p["group"], module.run_command) if state == "serving"
                                             else peers.stop(module.run_command))
-            module.exit_json(changed=changed)
+            result = dict(changed=changed)
+            if state == "serving":
+                result["listen"] = "%s:%d" % (p["address"], p["port"])
+            module.exit_json(**result)
         module.exit_json(**dict(resolved=resolved, inspected=inspected, fetched=fetched, pruned=pruned)[state](module))
     except (weights.WeightsError, peers.PeerError, TransportError) as exc:
         module.fail_json(msg=str(exc))

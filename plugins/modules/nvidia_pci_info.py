@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: nvidia_pci_info
-short_description: List the NVIDIA GPUs and NVSwitches on the PCI bus, before any driver is installed
+short_description: List the NVIDIA GPUs and NVSwitches on the PCI bus and read Secure Boot, before any driver is installed
 version_added: 0.1.0
 description:
   - Reads C(lspci -Dnn) when pciutils is installed, else C(/sys/bus/pci/devices), and returns the NVIDIA GPUs
@@ -17,6 +17,9 @@ description:
     and whether the host needs fabric manager (NVSwitches on the bus, or HGX-only Blackwell boards).
   - With O(devices), classifies the given device IDs instead of reading the bus, for hosts where detection
     cannot see the GPUs (some virtual machines, containers).
+  - Reads whether UEFI Secure Boot is on and whether the firmware's Machine Owner Key list holds the key DKMS
+    signs the kernel modules with (O(dkms_key)); with Secure Boot on, the kernel loads no NVIDIA module that
+    DKMS built until that key is enrolled.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -30,6 +33,14 @@ options:
     description: Where the PCI devices are in sysfs, read when C(lspci) is not installed.
     type: path
     default: /sys/bus/pci/devices
+  firmware_root:
+    description: Where the kernel shows the UEFI firmware (C(efivars/), C(mok-variables/)); absent on a BIOS host.
+    type: path
+    default: /sys/firmware/efi
+  dkms_key:
+    description: The certificate DKMS signs the modules it builds with (Debian's C(dkms) makes it on first use).
+    type: path
+    default: /var/lib/dkms/mok.pub
 extends_documentation_fragment:
   - gpufleet.sglang._read_only
 """
@@ -76,12 +87,20 @@ source:
   description: Where the devices came from, C(lspci), C(sysfs) or C(devices) (the option).
   returned: always
   type: str
+secure_boot:
+  description: >-
+    C(efi) whether the host booted with UEFI, C(enabled) whether Secure Boot is on, C(key) O(dkms_key),
+    C(key_exists) whether it exists, C(key_enrolled) whether the firmware's Machine Owner Key list holds it.
+  returned: always
+  type: dict
+  sample: {efi: true, enabled: true, key: /var/lib/dkms/mok.pub, key_exists: true, key_enrolled: false}
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import (
     inventory, parse_device_ids, parse_lspci, read_sysfs)
+from ansible_collections.gpufleet.sglang.plugins.module_utils._secure_boot import secure_boot
 
 
 def main():
@@ -89,6 +108,8 @@ def main():
         argument_spec=dict(
             devices=dict(type="list", elements="str", default=[]),
             sysfs_root=dict(type="path", default="/sys/bus/pci/devices"),
+            firmware_root=dict(type="path", default="/sys/firmware/efi"),
+            dkms_key=dict(type="path", default="/var/lib/dkms/mok.pub"),
         ),
         supports_check_mode=True,
     )
@@ -104,7 +125,8 @@ def main():
             source, devices = "sysfs", read_sysfs(params["sysfs_root"])
     except (ValueError, OSError) as exc:
         module.fail_json(msg="cannot list the PCI devices: %s" % exc)
-    module.exit_json(changed=False, source=source, **inventory(devices))
+    module.exit_json(changed=False, source=source, secure_boot=secure_boot(params["firmware_root"], params["dkms_key"]),
+                     **inventory(devices))
 
 
 if __name__ == "__main__":

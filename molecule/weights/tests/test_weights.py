@@ -97,6 +97,9 @@ def test_a_new_revision_is_staged_beside_the_old_one_switched_in_the_batches_and
         run = run_in_scenario(SGLANG)
         assert run.returncode == 0, run
         assert len(file_requests()) - before == 1  # only the changed shard, once for the fleet
+        # The fan-out's root serves the others on the address the fleet reaches it at (molecule.yml's), not on
+        # every address.
+        assert run.result("Serve this host's complete files", SERVERS[0])["listen"] == "10.213.8.11:18431"
         for server in SERVERS:
             unit = containers.run(server, "cat", UNIT)
             assert "--model-path %s/tiny-org--kimi-k25/%s" % (WEIGHTS, revisions[-1]) in unit

@@ -4,18 +4,20 @@ rank 0, worker URL and metrics address, as the routers, the drain and Prometheus
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _fleet_hosts
 
 GROUPS = {"sglang_servers": ["gpu-01", "gpu-02", "gpu-03", "gpu-04"], "kimi_tp16": ["gpu-03", "gpu-02"]}
-SETTINGS = {"sglang_port": 30000, "sglang_host": "0.0.0.0", "sglang_tp_group": "", "sglang_router_worker_url": ""}
+SETTINGS = {"sglang_port": 30000, "sglang_host": "0.0.0.0", "sglang_tp_group": "", "sglang_router_worker_url": "",
+            "sglang_weights_peer_address": ""}
 HOSTVARS = {"gpu-01": {"ansible_host": "10.0.0.11"},
             "gpu-02": {"ansible_host": "10.0.0.12", "sglang_tp_group": "kimi_tp16"},
             "gpu-03": {"ansible_host": "10.0.0.13", "sglang_tp_group": "kimi_tp16", "sglang_port": 31000},
-            "gpu-04": {"sglang_router_worker_url": "https://gpu-04.example:8443"}}
+            "gpu-04": {"sglang_router_worker_url": "https://gpu-04.example:8443",
+                       "sglang_weights_peer_address": "192.168.7.4"}}
 
 
 def test_a_one_host_server_is_its_own_rank0_on_its_address_and_port():
     found = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-01", SETTINGS)
     assert found == {"host": "gpu-01", "hosts": ["gpu-01"], "rank0": "gpu-01", "is_rank0": True, "tp_group": "",
                      "worker_url": "http://10.0.0.11:30000", "address": "10.0.0.11", "listen": "0.0.0.0",
-                     "port": 30000}
+                     "port": 30000, "weights_peer": "10.0.0.11"}
 
 
 def test_a_multi_node_server_is_ranked_in_its_groups_order_and_its_own_settings_win():
@@ -28,6 +30,11 @@ def test_a_multi_node_server_is_ranked_in_its_groups_order_and_its_own_settings_
 def test_a_worker_url_given_is_kept_exactly_and_a_host_without_ansible_host_is_reached_by_name():
     found = _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-04", SETTINGS)
     assert (found["worker_url"], found["address"]) == ("https://gpu-04.example:8443", "gpu-04")
+
+
+def test_the_weights_peer_listens_where_the_fleet_reaches_the_host_unless_its_address_is_given():
+    assert _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-01", SETTINGS)["weights_peer"] == "10.0.0.11"
+    assert _fleet_hosts.fleet_host(GROUPS, HOSTVARS, "gpu-04", SETTINGS)["weights_peer"] == "192.168.7.4"
 
 
 def test_the_servers_of_a_group_are_one_rank0_each():

@@ -69,3 +69,12 @@ def test_prune_keeps_what_a_unit_names(mirror, tmp_path):
     assert run_module(model_weights, args, check_mode=True)["pruned"] == [models[0]["dir"]]
     assert os.path.isdir(models[0]["dir"])
     assert run_module(model_weights, args)["changed"] and not os.path.exists(models[0]["dir"])
+
+
+def test_a_peer_server_needs_the_address_it_listens_on(tmp_path):
+    """The peer server answers with a bearer token over plain HTTP: no default of every address."""
+    result = run_module(model_weights, {"state": "serving", "root": str(tmp_path), "peer_token": "t" * 32})
+    assert result["failed"] and "state is serving but all of the following are missing: address" in result["msg"]
+    planned = run_module(model_weights, {"state": "serving", "root": str(tmp_path), "peer_token": "t" * 32,
+                                         "address": "10.0.0.11"}, check_mode=True)
+    assert planned["changed"] and planned["listen"] == "10.0.0.11:18431"

@@ -60,6 +60,22 @@ def test_sysfs_when_lspci_is_missing(tmp_path, monkeypatch):
     assert result["fabric_manager_recommended"] and result["open_modules_required"]
 
 
+def test_secure_boot_and_the_dkms_key_are_read_from_the_firmware(tmp_path):
+    efivars = tmp_path / "efi" / "efivars"
+    efivars.mkdir(parents=True)
+    (efivars / "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c").write_bytes(b"\x06\x00\x00\x00\x01")
+    (tmp_path / "mok.pub").write_bytes(b"\x30\x82 a DER certificate")
+    args = dict(devices=["10de:2bb5"], firmware_root=str(tmp_path / "efi"), dkms_key=str(tmp_path / "mok.pub"))
+    found = run_module(nvidia_pci_info, args, check_mode=True)["secure_boot"]
+    assert found == {"efi": True, "enabled": True, "key": str(tmp_path / "mok.pub"), "key_exists": True,
+                     "key_enrolled": False}
+    (efivars / "MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23").write_bytes(b"\x06\x00\x00\x00" + b"\xa1" * 28
+                                                                             + b"\x30\x82 a DER certificate")
+    assert run_module(nvidia_pci_info, args)["secure_boot"]["key_enrolled"]
+    bios = run_module(nvidia_pci_info, dict(args, firmware_root=str(tmp_path / "none")))["secure_boot"]
+    assert (bios["efi"], bios["enabled"]) == (False, False)
+
+
 def test_nvidia_smi_answers(tmp_path):
     smi = fake_nvidia_smi(tmp_path, "NVIDIA RTX PRO 6000 Blackwell Server Edition, 580.159.03, 12.0, 97887 MiB\n" * 2)
     result = run_module(nvidia_smi_info, dict(nvidia_smi=smi), check_mode=True)
