@@ -63,7 +63,7 @@ EXAMPLES = r"""
   gpufleet.sglang.sglang_venv:
     version: "0.5.9"
     venv: /opt/sglang/venvs/sglang-0.5.9
-    pip_args: [--extra-index-url, "https://download.pytorch.org/whl/cu129"]
+    pip_args: [--extra-index-url, "https://download.pytorch.org/whl/cu128"]
     instance: kimi
 """
 
