@@ -45,3 +45,33 @@ def test_the_example_inventory_is_in_its_releases_lane():
     cuda12 = version <= tuple(int(part) for part in last12.split("."))
     assert example["sglang_torch_index_url"].endswith("/cu128" if cuda12 else "/cu130")
     assert example["cuda_toolkit_version"] == ("12.8" if cuda12 else "13.0")
+
+
+def test_the_example_inventory_has_every_group_the_guide_names_and_its_secrets_from_a_vault():
+    import yaml
+    example = os.path.join(ROOT, "inventories", "example")
+    hosts = yaml.safe_load(open(os.path.join(example, "hosts.yml")))
+    guide = README[README.index("## Using it on your fleet"):README.index("**Ports**")]
+    named = set(re.findall(r"`(sglang_servers|sglang_routers|prometheus_servers|\w+_servers|\w+_routers)`", guide))
+    assert named and named <= set(hosts), (named, set(hosts))
+    secrets = yaml.safe_load(open(os.path.join(example, "group_vars", "all", "main.yml")))
+    vault = yaml.safe_load(open(os.path.join(example, "group_vars", "all", "vault.yml")))
+    assert secrets == dict((name, "{{ vault_%s }}" % name) for name in secrets)
+    assert set(vault) == set("vault_" + name for name in secrets) and not any(vault.values())
+    assert {"sglang_api_key", "sglang_router_admin_key"} <= set(secrets)
+
+
+def test_the_example_prometheus_reaches_every_target(tmp_path):
+    import json
+    import subprocess
+    import sys
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
+    run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
+                          os.path.join(ROOT, "inventories", "example"),
+                          os.path.join(ROOT, "tests", "unit", "roles", "example_targets.yml")],
+                         capture_output=True, text=True, env=env, check=False)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    targets = json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["mon-01"]["_sglang_monitoring_targets"]
+    assert targets["problems"] == []
+    assert len(targets["servers"]) == 4 and len(targets["routers"]) == 2, targets
