@@ -69,7 +69,8 @@ def test_the_example_prometheus_reaches_every_target(tmp_path):
                ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
     run = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
                           os.path.join(ROOT, "inventories", "example"),
-                          os.path.join(ROOT, "tests", "unit", "roles", "example_targets.yml")],
+                          os.path.join(ROOT, "tests", "unit", "roles", "example_targets.yml"),
+                          "-e", "role_path=" + os.path.join(ROOT, "roles", "monitoring")],
                          capture_output=True, text=True, env=env, check=False)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     targets = json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["mon-01"]["_sglang_monitoring_targets"]
