@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-hashing bench-out bench-scale ee build clean
+.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-real bench-weights bench-hashing bench-out bench-scale ee build release clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -85,6 +85,11 @@ ee: setup image   ## the execution environment (execution-environment.yml) with 
 
 build: setup      ## the collection tarball (test and dev files left out)
 	ansible-galaxy collection build --force
+
+release: setup    ## cut galaxy.yml's version: the changelog from the fragments, then the tarball's content recorded in changelogs/releases/
+	antsibull-changelog release
+	ansible-galaxy collection build --force --output-path build/release
+	python3 scripts/release-manifest.py record build/release/gpufleet-sglang-$$(python3 -c 'import yaml; print(yaml.safe_load(open("galaxy.yml"))["version"])').tar.gz
 
 clean: demo-down
 	rm -rf .venv .venv-galaxy .collections gpufleet-sglang-*.tar.gz

@@ -18,6 +18,7 @@ leaked="$(tar -tzf "$tarball" | grep -E '^(tests|molecule|scripts|bench|\.ci|\.c
 if [ -n "$leaked" ]; then
     echo "test or dev files in the tarball:" >&2; echo "$leaked" >&2; exit 1
 fi
+python3 scripts/release-manifest.py check "$tarball"
 
 # Quiet unless it fails: ansible-doc warns about unrelated collections in the venv.
 quietly() { local out; out="$("$@" 2>&1)" || { printf '%s\n' "$out" >&2; return 1; }; }
