@@ -14,8 +14,10 @@ mkdir -m 0755 "$out/rst"  # antsibull-docs wants its destination writable by its
 cp "$root/docs/site/conf.py" "$out/"
 antsibull-docs --config-file "$root/docs/site/antsibull-docs.cfg" collection --cleanup everything --use-current \
     --dest-dir "$out/rst" gpufleet.sglang >/dev/null
-# The root page, and the design page that includes docs/design.md (not a page of its own: conf.py excludes it).
-cp "$root/docs/site/index.rst" "$root/docs/site/design.rst" "$root/docs/design.md" "$out/rst/"
+# The root page, and the pages that include docs/design.md, development.md and benchmarks.md (not pages of their
+# own: conf.py excludes them).
+cp "$root/docs/site/index.rst" "$root/docs/site/"{design,development,benchmarks}.rst "$root/docs/"{design,development,benchmarks}.md \
+    "$out/rst/"
 sphinx-build -M html "$out/rst" "$out" -c "$out" -q --keep-going 2>"$out/warnings.log" || true
 unexpected="$(grep -i "warning\|error" "$out/warnings.log" \
     | grep -v "failed to reach any of the inventories\|undefined label: '\(common_return_values\|ansible_configuration_settings\)'\|intersphinx inventory\|docs.ansible.com\|docs.python.org" || true)"
