@@ -13,6 +13,7 @@ import subprocess
 import jinja2
 import pytest
 import yaml
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _prometheus_targets
 from gpufleet_testlib import ROOT, prometheus
@@ -34,7 +35,9 @@ def rendered(tmp_path, **overrides):
         settings["sglang_monitoring_min_accept_length"] = yaml.safe_load(handle)["sglang_draft_min_accept_length"]
     settings.update(overrides, ansible_managed="rendered by tests/unit/test_monitoring.py")
     with open(os.path.join(ROLE, "templates", "gpufleet-sglang.rules.yml.j2")) as handle:
-        text = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(handle.read()).render(settings)
+        environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+        environment.filters.update(bool=boolean)  # Ansible's, which the role's templates use (int and float are Jinja's)
+        text = environment.from_string(handle.read()).render(settings)
     path = tmp_path / "gpufleet-sglang.rules.yml"
     path.write_text(text)
     return path
