@@ -31,10 +31,11 @@ def cuda_major(requirement, tmp_path):
     """The CUDA major version of the wheel pip would install for REQUIREMENT on Linux x86_64, CPython 3.11."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     report = tmp_path / "report.json"
-    found = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--dry-run", "--ignore-installed", "--no-deps",
-                    "--disable-pip-version-check", "--only-binary=:all:", "--python-version", "3.11",
-                    "--platform", "manylinux_2_28_x86_64", "--target", str(tmp_path / "t"), "--report", str(report),
-                    requirement], check=False, capture_output=True, text=True, timeout=600)
+    command = [sys.executable, "-m", "pip", "install", "-q", "--dry-run", "--ignore-installed", "--no-deps",
+               "--disable-pip-version-check", "--only-binary=:all:", "--python-version", "3.11",
+               "--platform", "manylinux_2_28_x86_64", "--target", str(tmp_path / "t"), "--report", str(report),
+               requirement]
+    found = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
     assert found.returncode == 0, found.stderr[-2000:]
     metadata = json.loads(report.read_text())["install"][0]["metadata"]
     majors = set(re.findall(r"^nvidia-[\w-]+-cu(1[0-9])\b", "\n".join(metadata.get("requires_dist", [])), re.M))
