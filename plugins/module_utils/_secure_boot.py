@@ -19,13 +19,16 @@ import re
 EFI_GLOBAL = "8be4df61-93ca-11d2-aa0d-00e098032b8c"
 SHIM_LOCK = "605dab50-e046-4300-abb6-3dd810dd8b23"
 DKMS_KEY = "/var/lib/dkms/mok.pub"
+# More than any certificate or MOK list holds: a key path that names something else (a device, a huge
+# file) is read this far and no further.
+READ_LIMIT = 1 << 20
 _PEM = re.compile(rb"-----BEGIN CERTIFICATE-----(.+?)-----END CERTIFICATE-----", re.S)
 
 
 def _read(path):
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            return handle.read(READ_LIMIT)
     except OSError:
         return None
 

@@ -62,3 +62,10 @@ def test_a_key_dkms_has_not_made_yet_is_not_enrolled(tmp_path):
     found = _secure_boot.secure_boot(firmware(tmp_path, b"\x01", signature_list(CERTIFICATE)),
                                      str(tmp_path / "absent.pub"))
     assert (found["enabled"], found["key_exists"], found["key_enrolled"]) == (True, False, False)
+
+
+def test_a_key_path_that_names_a_device_or_a_directory_is_read_no_further_than_the_limit(tmp_path):
+    root = firmware(tmp_path, b"\x01", signature_list(CERTIFICATE))
+    endless = _secure_boot.secure_boot(root, "/dev/zero")
+    assert endless["key_exists"] and not endless["key_enrolled"]
+    assert not _secure_boot.secure_boot(root, str(tmp_path))["key_exists"]
