@@ -9,7 +9,8 @@ version_added: 0.2.0
 short_description: Prometheus file-based service discovery targets for the fleet, from the inventory
 description:
   - Every SGLang server of C(sglang_servers) (rank 0 of a multi-node group, the only one serving HTTP), every
-    sglang-router of C(sglang_routers) (its exporter) and, with O(dcgm), each server host's DCGM exporter; each
+    sglang-router of C(sglang_routers) (its exporter), with O(nodes) each server host's node exporter and with
+    O(dcgm) its DCGM exporter; each
     entry with the labels C(host), C(instance), and for servers C(sglang_instance), C(tp_group), C(sglang_version),
     C(draft), C(speculative) and C(worker_url) (the URL the routers register, which their C(smg_worker_health)
     series carry as C(worker)).
@@ -40,6 +41,16 @@ options:
     description: The DCGM exporter's port.
     type: int
     default: 9400
+  nodes:
+    description: Add a node exporter target for each server host.
+    type: bool
+    default: false
+    version_added: 0.2.1
+  node_port:
+    description: The node exporter's port.
+    type: int
+    default: 9100
+    version_added: 0.2.1
 """
 
 EXAMPLES = r"""
@@ -48,15 +59,15 @@ targets: "{{ groups | gpufleet.sglang.prometheus_targets(hostvars, {'sglang_port
 
 RETURN = r"""
 _value:
-  description: C({servers, routers, gpus}), each a list of C({targets, labels}), and C(problems), a list of messages.
+  description: C({servers, routers, nodes, gpus}), each a list of C({targets, labels}), and C(problems), a list of messages.
   type: dict
 """
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _prometheus_targets
 
 
-def prometheus_targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400):
-    return _prometheus_targets.targets(groups, hostvars, defaults, scraper, dcgm, dcgm_port)
+def prometheus_targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400, nodes=False, node_port=9100):
+    return _prometheus_targets.targets(groups, hostvars, defaults, scraper, dcgm, dcgm_port, nodes, node_port)
 
 
 class FilterModule(object):

@@ -2,7 +2,8 @@
 # Copyright: gpufleet.sglang contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Prometheus file-based service discovery targets from the inventory: every SGLang server (rank 0 of a
-multi-node group: only it serves HTTP), every sglang-router's exporter, and each GPU host's DCGM exporter,
+multi-node group: only it serves HTTP), every sglang-router's exporter, and each server host's node exporter
+and DCGM exporter,
 with the labels the collection's alerts and dashboard use. A target that listens on loopback cannot be
 scraped from another host: it is refused, saying what to set."""
 
@@ -17,11 +18,11 @@ def _value(hostvars, host, name, defaults):
     return hostvars[host].get(name, defaults.get(name))
 
 
-def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400):
-    """{servers, routers, gpus: [file_sd entries], problems: [what to change]}. scraper: the host Prometheus
+def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400, nodes=False, node_port=9100):
+    """{servers, routers, nodes, gpus: [file_sd entries], problems: [what to change]}. scraper: the host Prometheus
     runs on (a target on loopback is fine only there). defaults: the shared settings' values for what a
     host does not set itself."""
-    out = {"servers": [], "routers": [], "gpus": [], "problems": []}
+    out = {"servers": [], "routers": [], "nodes": [], "gpus": [], "problems": []}
 
     def address(host, listen, what, variable):
         if listen in LOOPBACK:
@@ -48,9 +49,9 @@ def targets(groups, hostvars, defaults, scraper=None, dcgm=False, dcgm_port=9400
                         "sglang-router's exporter", "sglang_router_prometheus_host")
         out["routers"].append({"targets": ["%s:%d" % (where, port)], "labels": {"host": host,
                                                                                 "instance": "%s:%d" % (host, port)}})
-    if dcgm:
-        for host in groups.get("sglang_servers", []):
+    for job, wanted, port in (("nodes", nodes, node_port), ("gpus", dcgm, dcgm_port)):
+        for host in groups.get("sglang_servers", []) if wanted else []:
             where = _fleet_hosts.address(hostvars, host)
-            out["gpus"].append({"targets": ["%s:%d" % (where, dcgm_port)], "labels": {
-                "host": host, "instance": "%s:%d" % (host, dcgm_port)}})
+            out[job].append({"targets": ["%s:%d" % (where, port)], "labels": {"host": host,
+                                                                              "instance": "%s:%d" % (host, port)}})
     return out

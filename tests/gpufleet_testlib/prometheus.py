@@ -1,5 +1,6 @@
-"""Debian's Prometheus tooling for tests: promtool (and the prometheus binary) from the Debian package of this
-machine's release, unpacked into the cache (apt-get download + dpkg -x: nothing is installed or started).
+"""Debian's Prometheus tooling for tests: promtool (prometheus) and amtool (prometheus-alertmanager) from the
+Debian packages of this machine's release, unpacked into the cache (apt-get download + dpkg -x: nothing is
+installed or started).
 The metric names the pinned SGLang and sglang-router releases export, read from their wheels."""
 
 import glob
@@ -11,21 +12,28 @@ import zipfile
 
 from gpufleet_testlib import router, sglang_wheels
 
-DIRECTORY = os.path.join(router.BASE, "prometheus-deb")
-
-
-def promtool():
-    path = os.path.join(DIRECTORY, "usr", "bin", "promtool")
+def debian_tool(package, binary):
+    """/usr/bin/BINARY of Debian's PACKAGE, unpacked once into the cache."""
+    directory = os.path.join(router.BASE, package + "-deb")
+    path = os.path.join(directory, "usr", "bin", binary)
     if not os.path.exists(path):
         with tempfile.TemporaryDirectory() as work:
-            download = ["apt-get", "download", "-q", "prometheus"]
+            download = ["apt-get", "download", "-q", package]
             if subprocess.run(download, cwd=work, check=False, capture_output=True).returncode != 0:
                 subprocess.run(["apt-get", "update", "-q"], check=True, capture_output=True)  # a machine's first use
                 subprocess.run(download, cwd=work, check=True, capture_output=True)
-            deb = glob.glob(os.path.join(work, "prometheus_*.deb"))[0]
-            subprocess.run(["dpkg", "-x", deb, DIRECTORY + ".tmp"], check=True)
-            os.rename(DIRECTORY + ".tmp", DIRECTORY)
+            deb = glob.glob(os.path.join(work, package + "_*.deb"))[0]
+            subprocess.run(["dpkg", "-x", deb, directory + ".tmp"], check=True)
+            os.rename(directory + ".tmp", directory)
     return path
+
+
+def promtool():
+    return debian_tool("prometheus", "promtool")
+
+
+def amtool():
+    return debian_tool("prometheus-alertmanager", "amtool")
 
 
 def sglang_metric_names(version):

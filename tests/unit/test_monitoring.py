@@ -23,6 +23,9 @@ SGLANG_RELEASES = ("0.5.9",)  # the release the collection pins (roles/common: s
 # NVIDIA's DCGM exporter is no release this collection pins or can run here (no GPU): its names are the
 # defaults of its counters file, not checked.
 UNCHECKED = {"DCGM_FI_DEV_GPU_UTIL"}
+# The node exporter builds its names from parts (node, systemd, service_restart_total): the demo fleet's
+# Prometheus shows the series from Debian's prometheus-node-exporter (tests/integration/test_alerts.py).
+UNCHECKED.add("node_systemd_service_restart_total")
 PROMQL_WORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "offset",
                 "bool", "le", "inf", "nan"}
 
@@ -62,6 +65,46 @@ def test_the_rules_pass_promtools_check_and_every_rule_test(tmp_path):
 def test_without_dcgm_there_is_no_gpu_alert(tmp_path):
     text = rendered(tmp_path).read_text()
     assert "GPUFellOffTheBus" not in text and "SGLangServerDown" in text
+
+
+def test_without_a_node_exporter_there_is_no_restart_loop_alert(tmp_path):
+    """Counting changes of up would count the restarts a run makes: without systemd's count there is no alert."""
+    text = rendered(tmp_path, sglang_monitoring_node_exporter=False).read_text()
+    assert "SGLangServerRestartLoop" not in text and "changes(up" not in text
+
+
+def alertmanager_config(tmp_path, **overrides):
+    from ansible.plugins.filter.core import combine, to_nice_yaml
+    settings = {"ansible_managed": "rendered by tests/unit/test_monitoring.py",
+                "sglang_monitoring_alertmanager_route": {},
+                "sglang_monitoring_alertmanager_receivers": [
+                    {"name": "oncall", "webhook_configs": [{"url": "http://pager.internal:8080/alerts"}]}]}
+    settings.update(overrides)
+    with open(os.path.join(ROLE, "templates", "alertmanager.yml.j2")) as handle:
+        environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+        environment.filters.update(combine=combine, to_nice_yaml=to_nice_yaml)
+        text = environment.from_string(handle.read()).render(settings)
+    path = tmp_path / "alertmanager.yml"
+    path.write_text(text)
+    return path, subprocess.run([prometheus.amtool(), "check-config", str(path)], capture_output=True, text=True,
+                                check=False)
+
+
+def test_the_alertmanager_config_routes_every_alert_to_the_first_receiver_and_passes_amtool(tmp_path):
+    path, check = alertmanager_config(tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    config = yaml.safe_load(path.read_text())
+    assert config["route"] == {"receiver": "oncall", "group_by": ["alertname", "host"]}
+    assert config["receivers"][0]["webhook_configs"] == [{"url": "http://pager.internal:8080/alerts"}]
+
+
+def test_the_route_takes_the_users_keys_and_a_receiver_alertmanager_lacks_fails_amtool(tmp_path):
+    path, check = alertmanager_config(tmp_path, sglang_monitoring_alertmanager_route={
+        "group_wait": "5s", "routes": [{"receiver": "oncall", "matchers": ['severity="critical"']}]})
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert yaml.safe_load(path.read_text())["route"]["group_wait"] == "5s"
+    path, check = alertmanager_config(tmp_path, sglang_monitoring_alertmanager_route={"routes": [{"receiver": "nobody"}]})
+    assert check.returncode != 0 and "nobody" in check.stdout + check.stderr
 
 
 def metric_names(expr):
@@ -122,7 +165,7 @@ def test_a_metric_the_release_lacks_fails_the_check(exported):
 
 def test_the_dashboard_selects_by_the_targets_labels():
     for expr in exprs_of_dashboard():
-        assert re.search(r'job="(sglang|sglang-router|dcgm)"', expr) or expr.startswith("gpufleet:"), expr
+        assert re.search(r'job="(sglang|sglang-router|node|dcgm)"', expr) or expr.startswith("gpufleet:"), expr
 
 
 GROUPS = {"sglang_servers": ["gpu-01", "gpu-02", "gpu-03"], "kimi_tp16": ["gpu-02", "gpu-03"],
@@ -138,7 +181,7 @@ def test_targets_are_every_rank0_every_router_and_the_gpus_with_their_labels():
                 "gpu-02": {"ansible_host": "10.0.0.12", "sglang_tp_group": "kimi_tp16"},
                 "gpu-03": {"ansible_host": "10.0.0.13", "sglang_tp_group": "kimi_tp16"},
                 "router-1": {"ansible_host": "10.0.0.10"}, "mon-1": {}}
-    found = _prometheus_targets.targets(GROUPS, hostvars, DEFAULTS, "mon-1", dcgm=True)
+    found = _prometheus_targets.targets(GROUPS, hostvars, DEFAULTS, "mon-1", dcgm=True, nodes=True)
     assert found["problems"] == []
     assert [entry["targets"] for entry in found["servers"]] == [["10.0.0.11:30000"], ["10.0.0.12:30000"]]
     assert found["servers"][1]["labels"] == {
@@ -149,6 +192,8 @@ def test_targets_are_every_rank0_every_router_and_the_gpus_with_their_labels():
     assert found["routers"] == [router]
     assert [entry["targets"] for entry in found["gpus"]] == [["10.0.0.11:9400"], ["10.0.0.12:9400"],
                                                              ["10.0.0.13:9400"]]
+    assert found["nodes"][2] == {"targets": ["10.0.0.13:9100"], "labels": {"host": "gpu-03", "instance": "gpu-03:9100"}}
+    assert _prometheus_targets.targets(GROUPS, hostvars, DEFAULTS, "mon-1")["nodes"] == []
 
 
 def test_a_target_on_loopback_elsewhere_is_refused_saying_what_to_set():

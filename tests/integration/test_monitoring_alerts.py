@@ -1,0 +1,162 @@
+"""The demo fleet's Prometheus and Alertmanager (Debian's packages, inventories/demo/group_vars/prometheus_servers.yml)
+and the node exporters on the servers: every target is scraped; rolling changes page no one; a stopped server and
+a real crash loop reach a person - here, a webhook receiver this module runs on the controller, at the demo
+network's gateway, where the demo's Alertmanager sends every alert. The fleet was converged by
+test_execution_environment.py (site.yml, monitoring included); the tests run in this file's order.
+"""
+
+import http.server
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from gpufleet_testlib import ROOT
+from gpufleet_testlib.demo_fleet import CACHE, HOSTS
+
+PROMETHEUS = "http://10.213.0.11:9090"   # inventories/demo: prometheus_servers
+RECEIVER = ("0.0.0.0", 19093)            # the demo's webhook receiver (http://10.213.0.1:19093/alerts)
+UNIT = "sglang-kimi-k25.service"
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """Alertmanager's webhook notifications, as they arrive: (seconds since start, status, labels) per alert."""
+
+    daemon_threads = True
+
+    def __init__(self):
+        self.started, self.received = time.monotonic(), []
+        super().__init__(RECEIVER, self.Handler)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            length = min(int(self.headers.get("Content-Length", 0)), 1 << 20)
+            body = json.loads(self.rfile.read(length))
+            for alert in body["alerts"]:
+                self.server.received.append((time.monotonic() - self.server.started, alert["status"], alert["labels"]))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    def since(self, start, **labels):
+        return [(status, got) for at, status, got in list(self.received)
+                if at >= start - self.started and all(got.get(k) == v for k, v in labels.items())]
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    server = Receiver()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+
+
+def prometheus(path):
+    with urllib.request.urlopen(PROMETHEUS + path, timeout=10) as response:
+        return json.loads(response.read())["data"]
+
+
+def wait(what, seconds):
+    deadline, seen = time.monotonic() + seconds, None
+    while time.monotonic() < deadline:
+        seen = what()
+        if seen:
+            return seen
+        time.sleep(1)
+    raise AssertionError("not within %d s: %s" % (seconds, seen))
+
+
+def on(host, *command):
+    return subprocess.run(["docker", "exec", host] + list(command), check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def critical_alerts():
+    return [(alert["labels"]["alertname"], alert["labels"].get("host"), alert["state"])
+            for alert in prometheus("/api/v1/alerts")["alerts"] if alert["labels"].get("severity") == "critical"]
+
+
+def test_prometheus_scrapes_every_server_its_node_exporter_and_the_router(demo_fleet):
+    expected = sorted([("sglang", host) for host in HOSTS] + [("node", host) for host in HOSTS]
+                      + [("sglang-router", HOSTS[0])])
+
+    def all_up():
+        targets = prometheus("/api/v1/targets")["activeTargets"]
+        jobs = sorted((target["labels"]["job"], target["labels"]["host"]) for target in targets
+                      if target["health"] == "up" and target["labels"]["job"] != "prometheus")
+        return jobs if jobs == expected else None
+    wait(all_up, 60)
+    labels = [target["labels"] for target in prometheus("/api/v1/targets")["activeTargets"]
+              if target["labels"]["job"] == "sglang"]
+    assert {label["sglang_version"] for label in labels} == {"0.5.9"}
+    assert {label["worker_url"] for label in labels} == {"http://10.213.0.1%d:30000" % n for n in (1, 2, 3)}
+    alertmanagers = prometheus("/api/v1/alertmanagers")["activeAlertmanagers"]
+    assert [manager["url"] for manager in alertmanagers] == ["http://127.0.0.1:9093/api/v2/alerts"]
+
+
+def sglang_playbook(*extra):
+    run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
+                          "gpufleet.sglang.sglang"] + list(extra), cwd=ROOT, capture_output=True, text=True,
+                         check=False, timeout=1200,
+                         env=dict(os.environ, GPUFLEET_CACHE=CACHE,
+                                  ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_two_rolling_settings_changes_in_a_row_page_no_one(demo_fleet, receiver):
+    """Each change restarts every server once, batch by batch: up changes on every host, and systemd counts no
+    restart of its own. No critical alert fires, none reaches the receiver (the inventory's setting is put back
+    after, a third restart each)."""
+    started = {host: on(host, "systemctl", "show", "-P", "ExecMainStartTimestampMonotonic", UNIT) for host in HOSTS}
+    start = time.monotonic()
+    try:
+        sglang_playbook("-e", "sglang_mem_fraction_static=0.8")
+        sglang_playbook("-e", "sglang_mem_fraction_static=0.75")
+    finally:
+        sglang_playbook()
+    restarted = {host: on(host, "systemctl", "show", "-P", "ExecMainStartTimestampMonotonic", UNIT) for host in HOSTS}
+    assert all(restarted[host] != started[host] for host in HOSTS), (started, restarted)
+    time.sleep(20)  # four scrapes and evaluations after the last restart, and Alertmanager's group_wait
+    assert critical_alerts() == []
+    assert [got for status, got in receiver.since(start) if got.get("severity") == "critical"] == []
+    assert [on(host, "systemctl", "show", "-P", "NRestarts", UNIT) for host in HOSTS] == ["0", "0", "0"]
+
+
+def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
+    """sglang_monitoring_down_for is 30s in the demo, scraped every 5s; Alertmanager waits 5s to group."""
+    on(HOSTS[2], "systemctl", "stop", UNIT)
+    start = time.monotonic()
+    try:
+        got = wait(lambda: receiver.since(start, alertname="SGLangServerDown", host=HOSTS[2]), 150)
+        print("SGLangServerDown reached the receiver %.0f s after the stop" % (time.monotonic() - start))
+        assert got[0][0] == "firing" and got[0][1]["severity"] == "critical"
+        assert time.monotonic() - start >= 30
+        assert {labels["host"] for _, labels in receiver.since(start, alertname="SGLangServerDown")} == {HOSTS[2]}
+    finally:
+        on(HOSTS[2], "systemctl", "start", UNIT)
+
+    def resolved():
+        return [status for status, _ in receiver.since(start, alertname="SGLangServerDown", host=HOSTS[2])
+                if status == "resolved"]
+    wait(resolved, 120)
+
+
+def test_a_real_crash_loop_still_fires(demo_fleet, receiver):
+    """The server dies three times (SIGKILL), systemd restarts it each time (Restart=on-failure): a crash loop,
+    at the receiver, for that host only."""
+    start = time.monotonic()
+    for _ in range(3):
+        pid = on(HOSTS[1], "systemctl", "show", "-P", "MainPID", UNIT)
+        on(HOSTS[1], "systemctl", "kill", "-s", "KILL", UNIT)
+        wait(lambda: on(HOSTS[1], "systemctl", "show", "-P", "MainPID", UNIT) not in ("0", pid), 60)
+    assert on(HOSTS[1], "systemctl", "show", "-P", "NRestarts", UNIT) == "3"
+    got = wait(lambda: receiver.since(start, alertname="SGLangServerRestartLoop"), 120)
+    print("SGLangServerRestartLoop reached the receiver %.0f s after the first kill" % (time.monotonic() - start))
+    assert [(status, labels["host"], labels["severity"]) for status, labels in got] == [
+        ("firing", HOSTS[1], "critical")]
