@@ -9,8 +9,13 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 IMAGE="${GPUFLEET_BASE_IMAGE:-gpufleet-sglang/debian12-systemd:bookworm}"
-HOSTS=(gpufleet-demo-1 gpufleet-demo-2 gpufleet-demo-3)
-declare -A ADDRESS=([gpufleet-demo-1]=10.213.0.11 [gpufleet-demo-2]=10.213.0.12 [gpufleet-demo-3]=10.213.0.13)
+# GPUFLEET_DEMO_SIZE hosts (3, as inventories/demo names them; the example inventory's test adds a fourth).
+HOSTS=()
+declare -A ADDRESS=()
+for n in $(seq 1 "${GPUFLEET_DEMO_SIZE:-3}"); do
+    HOSTS+=("gpufleet-demo-$n")
+    ADDRESS[gpufleet-demo-$n]="10.213.0.$((10 + n))"
+done
 REPO=gpufleet-demo-cuda-repo
 NETWORK=gpufleet-demo
 SUBNET=10.213.0.0/24
@@ -81,10 +86,9 @@ url() {
 }
 
 down() {
-    for name in "${HOSTS[@]}" "$REPO"; do
-        if docker rm -f "$name" >/dev/null 2>&1; then
-            log "$name removed"
-        fi
+    local name
+    for name in $(docker ps -a --filter label=gpufleet.demo=true --format '{{.Names}}'); do
+        docker rm -f "$name" >/dev/null && log "$name removed"
     done
     docker network rm "$NETWORK" >/dev/null 2>&1 || true
 }

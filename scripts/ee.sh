@@ -4,7 +4,8 @@
 #   scripts/ee.sh run PLAYBOOK [ARGS]   PLAYBOOK (e.g. site.yml) against the demo fleet with
 #                                       ansible-runner inside that image, as AWX/AAP runs a job
 #                                       (GPUFLEET_EE_JSON=1: ansible-runner's JSON events on stdout)
-# `run` gives ansible-runner what an AWX job has: a project (playbooks/), an inventory (the demo
+# `run` gives ansible-runner what an AWX job has: a project (docs/awx-project, the layout the README gives
+# AWX/AAP users: playbooks importing the collection's by name), an inventory (the demo
 # fleet's, without a key file) and a machine credential (the demo's SSH key, handed to ssh-agent
 # inside the container). The wheelhouses in GPUFLEET_CACHE are mounted read-only where the
 # inventory looks for them. ARGS go to ansible-playbook.
@@ -48,7 +49,7 @@ run() {
     docker image inspect "$IMAGE" >/dev/null 2>&1 || { log "no image $IMAGE: run scripts/ee.sh build"; exit 1; }
     data="$(mktemp -d /tmp/gpufleet-ee.XXXXXX)"
     mkdir -p "$data/project" "$data/env"
-    cp -r "$root/playbooks/." "$data/project/"
+    cp -r "$root/docs/awx-project/." "$data/project/"
     cp -r "$root/inventories/demo" "$data/inventory"
     # The credential, not the inventory, holds the key.
     sed -i '/^ansible_ssh_private_key_file:/,/^ *{{.*}}\/demo-ssh\/id_ed25519$/d' "$data/inventory/group_vars/all.yml"

@@ -6,11 +6,10 @@ over SSH as the deploy user with sudo. The demo fleet is made anew for these tes
 
 import json
 import os
-import subprocess
 import urllib.request
 
 from gpufleet_testlib import ROOT
-from gpufleet_testlib.demo_fleet import CACHE, HOSTS, KEY, ROUTER, script
+from gpufleet_testlib.demo_fleet import HOSTS, KEY, ROUTER, ansible_playbook, installed_collection, recap, script
 
 
 def ee_run(playbook):
@@ -43,20 +42,9 @@ def test_a_second_run_from_the_execution_environment_changes_nothing(demo_fleet)
 def test_the_built_tarball_installed_alone_runs_site_by_its_collection_name(demo_fleet, tmp_path):
     """What a user does: build (or download) the tarball, install it into an empty collections path, run
     the playbook by its FQCN. The fleet is converged already: the run must pass and change nothing."""
-    build = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-galaxy"), "collection", "build", "--output-path",
-                            str(tmp_path)], cwd=ROOT, capture_output=True, text=True, check=False)
-    assert build.returncode == 0, build.stderr
-    tarball = next(tmp_path.glob("gpufleet-sglang-*.tar.gz"))
-    installed = tmp_path / "collections"
-    alone = dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=str(installed))  # not the checkout's
-    install = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-galaxy"), "collection", "install", "-p",
-                              str(installed), str(tarball)], cwd=str(tmp_path), capture_output=True, text=True,
-                             check=False, env=alone)
-    assert install.returncode == 0, install.stdout + install.stderr
-    assert (installed / "ansible_collections" / "gpufleet" / "sglang" / "playbooks" / "site.yml").is_file()
-    run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i",
-                          os.path.join(ROOT, "inventories", "demo"), "gpufleet.sglang.site"], cwd=str(tmp_path),
-                         capture_output=True, text=True, check=False, timeout=1800, env=alone)
+    collection, alone = installed_collection(tmp_path)
+    assert os.path.isfile(os.path.join(collection, "playbooks", "site.yml"))
+    run = ansible_playbook([os.path.join(ROOT, "inventories", "demo")], "gpufleet.sglang.site", env=alone,
+                           cwd=str(tmp_path))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    recap = run.stdout[run.stdout.rindex("PLAY RECAP"):]
-    assert all("changed=0" in line for line in recap.splitlines() if "ok=" in line), recap
+    assert all(counts["changed"] == 0 for counts in recap(run.stdout).values()), run.stdout[-3000:]

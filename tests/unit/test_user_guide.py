@@ -76,3 +76,24 @@ def test_the_example_prometheus_reaches_every_target(tmp_path):
     targets = json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["mon-01"]["_sglang_monitoring_targets"]
     assert targets["problems"] == []
     assert len(targets["servers"]) == 4 and len(targets["routers"]) == 2, targets
+
+
+def test_the_awx_project_imports_every_playbook_by_name_and_requires_this_version():
+    """docs/awx-project, the layout the README gives AWX/AAP users (scripts/ee.sh runs it in the execution
+    environment): a job template playbook per playbook of the collection, and a requirement this version meets."""
+    from ansible.galaxy.dependency_resolution.versioning import meets_requirements
+    import yaml
+    project = os.path.join(ROOT, "docs", "awx-project")
+    playbooks = sorted(name for name in os.listdir(os.path.join(ROOT, "playbooks")) if name != "facts.yml")
+    assert sorted(name for name in os.listdir(project) if name.endswith(".yml")) == playbooks
+    for name in playbooks:
+        with open(os.path.join(project, name)) as handle:
+            plays = yaml.safe_load(handle)
+        assert plays == [{"name": "gpufleet.sglang." + name[:-4],
+                          "ansible.builtin.import_playbook": "gpufleet.sglang." + name[:-4]}], name
+    with open(os.path.join(project, "collections", "requirements.yml")) as handle:
+        (requirement,) = yaml.safe_load(handle)["collections"]
+    with open(os.path.join(ROOT, "galaxy.yml")) as handle:
+        version = yaml.safe_load(handle)["version"]
+    assert requirement["name"] == "gpufleet.sglang"
+    assert meets_requirements(version, requirement["version"]), (version, requirement["version"])

@@ -32,7 +32,8 @@ import tempfile
 import time
 
 BRANCHES = {"580": "580.105.08", "590": "590.48.01"}
-TOOLKIT = ("cuda-toolkit-13-0", "13.0.2-1", "13.0")
+# The toolkits of the two CUDA lanes (SGLang up to 0.5.10: 12.8; from 0.5.11: 13.0), as NVIDIA names them.
+TOOLKITS = (("cuda-toolkit-12-8", "12.8.1-1", "12.8"), ("cuda-toolkit-13-0", "13.0.2-1", "13.0"))
 REPOSITORY = "debian12/x86_64"
 ALSO_SERVES = ("debian13/x86_64",)
 KEY_FILE = "3bf863cc.pub"
@@ -111,15 +112,15 @@ def packages():
                            "NVIDIA fabric manager service", depends="libnvsdm (= %s)" % version),
             {"Package": "libnvsdm", "Version": version, "files": {}},
         ]
-    name, version, release = TOOLKIT
     found += [
         {"Package": "nvlsm", "Version": "2025.06.1-1", "files": {}},
         daemon_package("datacenter-gpu-manager-4-cuda13", "1:4.4.1-1", "nv-hostengine", "nvidia-dcgm",
                        "NVIDIA DCGM service"),
-        {"Package": name, "Version": version,
-         "files": {"usr/local/cuda-%s/bin/nvcc" % release: (NVCC.format(release=release, version=version), 0o755),
-                   "usr/local/cuda-%s/lib64/README.standin" % release: ("stand-in toolkit: no libraries\n", 0o644)}},
     ]
+    for name, version, release in TOOLKITS:
+        found.append({"Package": name, "Version": version, "files": {
+            "usr/local/cuda-%s/bin/nvcc" % release: (NVCC.format(release=release, version=version), 0o755),
+            "usr/local/cuda-%s/lib64/README.standin" % release: ("stand-in toolkit: no libraries\n", 0o644)}})
     return found
 
 
