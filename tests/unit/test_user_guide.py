@@ -89,7 +89,7 @@ def test_the_awx_project_imports_every_playbook_by_name_and_requires_this_versio
     for name in playbooks:
         with open(os.path.join(project, name)) as handle:
             plays = yaml.safe_load(handle)
-        assert plays == [{"name": "gpufleet.sglang." + name[:-4],
+        assert plays == [{"name": "Playbook gpufleet.sglang." + name[:-4],
                           "ansible.builtin.import_playbook": "gpufleet.sglang." + name[:-4]}], name
     with open(os.path.join(project, "collections", "requirements.yml")) as handle:
         (requirement,) = yaml.safe_load(handle)["collections"]
