@@ -12,6 +12,7 @@ import zipfile
 
 from gpufleet_testlib import router, sglang_wheels
 
+
 def debian_tool(package, binary):
     """/usr/bin/BINARY of Debian's PACKAGE, unpacked once into the cache."""
     directory = os.path.join(router.BASE, package + "-deb")

@@ -141,12 +141,12 @@ def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
         print("SGLangServerDown reached the receiver %.0f s after the stop" % (time.monotonic() - start))
         assert got[0][0] == "firing" and got[0][1]["severity"] == "critical"
         assert time.monotonic() - start >= 30
-        assert {labels["host"] for _, labels in receiver.since(start, alertname="SGLangServerDown")} == {HOSTS[2]}
+        assert {labels["host"] for status, labels in receiver.since(start, alertname="SGLangServerDown")} == {HOSTS[2]}
     finally:
         on(HOSTS[2], "systemctl", "start", UNIT)
 
     def resolved():
-        return [status for status, _ in receiver.since(start, alertname="SGLangServerDown", host=HOSTS[2])
+        return [status for status, labels in receiver.since(start, alertname="SGLangServerDown", host=HOSTS[2])
                 if status == "resolved"]
     wait(resolved, 120)
 
@@ -155,7 +155,8 @@ def test_a_real_crash_loop_still_fires(demo_fleet, receiver):
     """The server dies three times (SIGKILL), systemd restarts it each time (Restart=on-failure): a crash loop,
     at the receiver, for that host only."""
     start = time.monotonic()
-    for _ in range(3):
+    for kill in range(3):
+        print("kill %d of 3" % (kill + 1))
         pid = on(HOSTS[1], "systemctl", "show", "-P", "MainPID", UNIT)
         on(HOSTS[1], "systemctl", "kill", "-s", "KILL", UNIT)
         wait(lambda: on(HOSTS[1], "systemctl", "show", "-P", "MainPID", UNIT) not in ("0", pid), 60)
