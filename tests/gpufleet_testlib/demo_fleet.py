@@ -1,7 +1,9 @@
 """The demo fleet (inventories/demo, scripts/demo.sh) as the integration tests reach it."""
 
+import json
 import os
 import subprocess
+import urllib.request
 
 from gpufleet_testlib import ROOT
 
@@ -51,3 +53,12 @@ def recap(stdout):
             host, rest = line.split(":", 1)
             counts[host.strip()] = {key: int(value) for key, value in (item.split("=") for item in rest.split())}
     return counts
+
+
+def generate(router, key):
+    """A short generation through the router at ROUTER with the API key KEY: (HTTP status, the answer's JSON)."""
+    request = urllib.request.Request(router + "/generate", method="POST", headers={
+        "Authorization": "Bearer " + key, "Content-Type": "application/json"},
+        data=json.dumps({"text": "Hello", "sampling_params": {"max_new_tokens": 4}}).encode())
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.loads(response.read())

@@ -6,10 +6,9 @@ over SSH as the deploy user with sudo. The demo fleet is made anew for these tes
 
 import json
 import os
-import urllib.request
 
 from gpufleet_testlib import ROOT
-from gpufleet_testlib.demo_fleet import HOSTS, KEY, ROUTER, ansible_playbook, installed_collection, recap, script
+from gpufleet_testlib.demo_fleet import HOSTS, KEY, ROUTER, ansible_playbook, generate, installed_collection, recap, script
 
 
 def ee_run(playbook):
@@ -26,11 +25,8 @@ def test_site_yml_converges_the_demo_fleet_from_the_execution_environment(demo_f
     assert returncode == 0 and not stats["failures"] and not stats["dark"], stats
     assert sorted(stats["ok"]) == HOSTS
     assert all(stats["changed"].get(host) for host in HOSTS), stats["changed"]
-    request = urllib.request.Request(ROUTER + "/generate", method="POST", headers={
-        "Authorization": "Bearer " + KEY, "Content-Type": "application/json"},
-        data=json.dumps({"text": "Hello", "sampling_params": {"max_new_tokens": 4}}).encode())
-    with urllib.request.urlopen(request, timeout=30) as response:
-        assert response.status == 200 and "text" in json.loads(response.read())
+    status, answer = generate(ROUTER, KEY)
+    assert status == 200 and "text" in answer
 
 
 def test_a_second_run_from_the_execution_environment_changes_nothing(demo_fleet):

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 
 from gpufleet_testlib import ROOT
-from gpufleet_testlib.demo_fleet import CACHE, ansible_playbook, installed_collection, recap, script
+from gpufleet_testlib.demo_fleet import CACHE, ansible_playbook, generate, installed_collection, recap, script
 
 OVERLAY = os.path.join(ROOT, "tests", "integration", "example_overlay")
 SERVERS = ["gpu-rtx6000-0%d" % n for n in (1, 2, 3, 4)]
@@ -68,11 +68,8 @@ def test_site_converges_the_example_fleet(example):
     assert sorted(counts) == sorted(SERVERS + ["lb-01", "lb-02", "mon-01"]), counts
     assert all(host["failed"] == 0 and host["unreachable"] == 0 for host in counts.values()), counts
     for router in ROUTERS:
-        request = urllib.request.Request(router + "/generate", method="POST", headers={
-            "Authorization": "Bearer " + KEY, "Content-Type": "application/json"},
-            data=json.dumps({"text": "Hello", "sampling_params": {"max_new_tokens": 4}}).encode())
-        with urllib.request.urlopen(request, timeout=30) as response:
-            assert response.status == 200 and "text" in json.loads(response.read())
+        status, answer = generate(router, KEY)
+        assert status == 200 and "text" in answer, router
 
 
 def test_check_mode_on_the_converged_example_changes_nothing(example):
