@@ -37,6 +37,7 @@ def rendered(tmp_path, **overrides):
         # The role's default is the lifecycle's gate minimum, read from that role's defaults.
         settings["sglang_monitoring_min_accept_length"] = yaml.safe_load(handle)["sglang_draft_min_accept_length"]
     settings.update(overrides, ansible_managed="rendered by tests/unit/test_monitoring.py")
+    settings["_sglang_monitoring_jobs"] = settings["sglang_monitoring_jobs"]  # the role's vars fill in what it lacks
     with open(os.path.join(ROLE, "templates", "gpufleet-sglang.rules.yml.j2")) as handle:
         environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
         environment.filters.update(bool=boolean)  # Ansible's, which the role's templates use (int and float are Jinja's)
@@ -222,3 +223,26 @@ def test_the_standins_metrics_are_names_sglang_exports(exported):
     text = metrics_text({"model_path": "/srv/models/kimi-k25"}, Load(), 2.9)
     names = {line.split("{")[0] for line in text.splitlines() if not line.startswith("#")}
     assert names and names <= exported[0], names - exported[0]
+
+
+def test_a_jobs_dict_written_for_0_2_0_still_renders_with_the_node_job(tmp_path):
+    """0.2.0's sglang_monitoring_jobs had no nodes: an inventory that set it then (to rename a job) keeps working,
+    its names taken and the rest from the defaults. The role itself runs, on localhost, writing into tmp_path."""
+    import sys
+    from gpufleet_testlib.playbook import run_playbook
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(yaml.safe_dump({"all": {"children": {
+        "prometheus_servers": {"hosts": {"mon-1": {"ansible_connection": "local",
+                                                   "ansible_python_interpreter": sys.executable}}},
+        "sglang_servers": {"hosts": {"gpu-01": {"ansible_host": "10.0.0.11", "sglang_host": "0.0.0.0"}}}}}}))
+    play = tmp_path / "monitoring.yml"
+    play.write_text(yaml.safe_dump([{"name": "Monitoring", "hosts": "prometheus_servers", "gather_facts": False,
+                                     "roles": ["gpufleet.sglang.monitoring"]}]))
+    run = run_playbook(str(play), str(inventory), [{
+        "sglang_monitoring_dir": str(tmp_path / "prometheus"), "sglang_monitoring_reload_unit": "",
+        "sglang_monitoring_jobs": {"servers": "kimi", "routers": "sglang-router", "gpus": "dcgm"}}])
+    assert run.returncode == 0, str(run)
+    rules = (tmp_path / "prometheus" / "rules" / "gpufleet-sglang.rules.yml").read_text()
+    assert 'up{job="kimi"} == 0' in rules and 'node_systemd_service_restart_total{job="node",' in rules
+    nodes = json.loads((tmp_path / "prometheus" / "file_sd" / "gpufleet-sglang-nodes.json").read_text())
+    assert nodes[0]["targets"] == ["10.0.0.11:9100"]

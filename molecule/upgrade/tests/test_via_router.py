@@ -166,30 +166,37 @@ def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
 
 
 def test_a_request_in_flight_finishes_before_its_server_restarts(router):
-    """Deterministic where client traffic is not: a 30 s request (3000 new tokens at 10 ms) sent to the
-    first server itself is in flight when the drain starts; the drain waits for it."""
+    """Deterministic where client traffic is not: a 20 s request (2000 new tokens at 10 ms) sent to the
+    first server itself the moment it leaves the router, so that it is in flight when the drain starts
+    however long the run took to get there; the drain waits for it."""
     first = SERVERS[0]
     other = MODELS + ("kimi-k25-eagle3-v2" if drafts()[first].endswith("v3") else "kimi-k25-eagle3-v3")
+    first_url = "http://%s:30000" % containers.address(first)
     pid = main_pid(first)
-    answer = {}
+    answer = {"reply": (None, "the run ended before %s left the router" % first)}
+    run_over = threading.Event()
 
-    def long_request():
+    def long_request_once_out_of_the_router():
+        while first_url in [worker["url"] for worker in registered(router, ADMIN_KEY)]:
+            if run_over.wait(0.05):
+                return
         try:
-            answer["reply"] = http("http://%s:30000/generate" % containers.address(first), API_KEY, timeout=120,
-                                   body={"text": "a long answer", "sampling_params": {"max_new_tokens": 3000}})
+            answer["reply"] = http(first_url + "/generate", API_KEY, timeout=120,
+                                   body={"text": "a long answer", "sampling_params": {"max_new_tokens": 2000}})
         except OSError as exc:  # the server went away under it
             answer["reply"] = (None, str(exc))
 
-    request = threading.Thread(target=long_request)
+    request = threading.Thread(target=long_request_once_out_of_the_router)
     request.start()
     try:
         run = upgrade(other, args=["--limit", first])
     finally:
+        run_over.set()
         request.join()
     assert run.returncode == 0, str(run)
     status, reply = answer["reply"]
     assert status == 200, reply  # a server stopped under it would have dropped the connection
-    assert json.loads(reply)["meta_info"]["completion_tokens"] == 3000
+    assert json.loads(reply)["meta_info"]["completion_tokens"] == 2000
     waits = drain_waits(run)
     assert len(waits) == 1 and waits[0]["attempts"] >= 2
     assert main_pid(first) != pid and drafts()[first] == other
