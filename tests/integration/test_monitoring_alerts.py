@@ -17,7 +17,7 @@ import urllib.request
 import pytest
 
 from gpufleet_testlib import ROOT
-from gpufleet_testlib.demo_fleet import CACHE, HOSTS
+from gpufleet_testlib.demo_fleet import CACHE, HOSTS, recap
 
 PROMETHEUS = "http://10.213.0.11:9090"   # inventories/demo: prometheus_servers
 RECEIVER = ("0.0.0.0", 19093)            # the demo's webhook receiver (http://10.213.0.1:19093/alerts)
@@ -101,13 +101,40 @@ def test_prometheus_scrapes_every_server_its_node_exporter_and_the_router(demo_f
     assert [manager["url"] for manager in alertmanagers] == ["http://127.0.0.1:9093/api/v2/alerts"]
 
 
-def sglang_playbook(*extra):
+def playbook(name, *extra):
     run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
-                          "gpufleet.sglang.sglang"] + list(extra), cwd=ROOT, capture_output=True, text=True,
+                          "gpufleet.sglang." + name] + list(extra), cwd=ROOT, capture_output=True, text=True,
                          check=False, timeout=1200,
                          env=dict(os.environ, GPUFLEET_CACHE=CACHE,
                                   ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
     assert run.returncode == 0, run.stdout[-3000:]
+    return run.stdout
+
+
+def sglang_playbook(*extra):
+    playbook("sglang", *extra)
+
+
+def test_drift_on_the_monitoring_hosts_is_shown_then_put_back_and_prometheus_reloaded(demo_fleet):
+    """Each host's monitoring is read in one task and converged only when it differs (a no-op runs no write):
+    an edited rule file and node exporter setting are found, shown by --check --diff, written back, and the
+    rules reloaded into Prometheus."""
+    rules = "/etc/prometheus/rules/gpufleet-sglang.rules.yml"
+    on(HOSTS[0], "sh", "-c", "echo '# drift' >> %s" % rules)
+    on(HOSTS[1], "sh", "-c", "echo '# drift' >> /etc/default/prometheus-node-exporter")
+    reloaded = on(HOSTS[0], "systemctl", "show", "-P", "ExecMainStartTimestampMonotonic", "prometheus")
+    checked = playbook("monitoring", "--check", "--diff")
+    assert checked.count("-# drift") == 2
+    assert [recap(checked)[host]["changed"] > 0 for host in HOSTS] == [True, True, False]
+    assert "# drift" in on(HOSTS[0], "cat", rules)  # check mode wrote nothing
+    ran = playbook("monitoring")
+    assert "RUNNING HANDLER [gpufleet.sglang.monitoring : Reload prometheus]" in ran
+    assert "RUNNING HANDLER [gpufleet.sglang.monitoring : Restart the node exporter]" in ran
+    assert "# drift" not in on(HOSTS[0], "cat", rules) + on(HOSTS[1], "cat", "/etc/default/prometheus-node-exporter")
+    assert on(HOSTS[0], "systemctl", "show", "-P", "ExecMainStartTimestampMonotonic", "prometheus") == reloaded
+    again = playbook("monitoring")
+    assert "Install Debian's" not in again and "Write the" not in again  # no host ran its converging tasks
+    assert [recap(again)[host]["changed"] for host in HOSTS] == [0, 0, 0]
 
 
 def test_two_rolling_settings_changes_in_a_row_page_no_one(demo_fleet, receiver):
