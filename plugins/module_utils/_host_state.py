@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import grp
+import hashlib
 import os
 import pwd
 import re
@@ -52,22 +53,25 @@ def _owner(uid, gid):
 
 
 def file_owes(wanted, info=None):
-    """What is owed for one file: ``{path, content?, lines?, mode?, owner?, group?}``.
+    """What is owed for one file: ``{path, content?, sha256?, lines?, mode?, owner?, group?}``.
 
-    ``content`` must be the whole text, ``lines`` lines the file must hold among others; without
-    either, the file must only exist. With ``info`` (its stat), only the mode and owner are read.
+    ``content`` must be the whole text, ``sha256`` the SHA-256 of its bytes (hex: for a text that holds a
+    secret, which then never travels), ``lines`` lines the file must hold among others; without any of them,
+    the file must only exist. With ``info`` (its stat), only the mode and owner are read.
     """
     path = wanted["path"]
-    text = ""
+    data = b""
     try:
         if info is None:
             info = os.stat(path)
             with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
+                data = handle.read()
     except OSError:
         return ["%s is missing" % path]
+    text = data.decode("utf-8", "replace")
     owes = []
-    if wanted.get("content") is not None and text != wanted["content"]:
+    if (wanted.get("content") is not None and text != wanted["content"]
+            or wanted.get("sha256") and hashlib.sha256(data).hexdigest() != wanted["sha256"].lower()):
         owes.append("%s differs from its template" % path)
     missing = [line for line in wanted.get("lines") or [] if line not in text.splitlines()]
     if missing:

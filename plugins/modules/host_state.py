@@ -33,11 +33,37 @@ options:
     default: {}
   files:
     description:
-      - Files that must exist. Each has C(path) and optionally C(content) (the whole text, as a template
-        renders it), C(lines) (lines it must hold among others), C(mode) (octal string), C(owner), C(group).
+      - Files that must exist, with the given content, lines, mode and owner.
     type: list
     elements: dict
     default: []
+    suboptions:
+      path:
+        description: The file.
+        type: path
+        required: true
+      content:
+        description: The whole text, as a template renders it.
+        type: str
+      sha256:
+        description:
+          - The SHA-256 of the whole text's bytes (hex), in place of O(files[].content) for a file that holds a
+            secret, so that the secret is not a module argument. Hidden from every log and output (C(no_log)).
+        type: str
+        version_added: 0.2.2
+      lines:
+        description: Lines the file must hold among others.
+        type: list
+        elements: str
+      mode:
+        description: Its mode, an octal string.
+        type: str
+      owner:
+        description: Its owner.
+        type: str
+      group:
+        description: Its group.
+        type: str
   absent:
     description: Paths that must not exist.
     type: list
@@ -103,6 +129,13 @@ owes:
   type: list
   elements: str
   sample: ["package dkms is not installed", "nvidia-persistenced is not running"]
+differing:
+  description: The paths of O(files) that are missing or differ (in content, lines, mode or owner), in their order.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/etc/sglang/staged/kimi-k25.env"]
+  version_added: 0.2.2
 installed:
   description: The version of each wanted package that is installed.
   returned: always
@@ -127,7 +160,10 @@ def main():
         argument_spec=dict(
             packages=dict(type="list", elements="str", default=[]),
             versions=dict(type="dict", default={}),
-            files=dict(type="list", elements="dict", default=[]),
+            files=dict(type="list", elements="dict", default=[], options=dict(
+                path=dict(type="path", required=True), content=dict(type="str"),
+                sha256=dict(type="str", no_log=True), lines=dict(type="list", elements="str"),
+                mode=dict(type="str"), owner=dict(type="str"), group=dict(type="str"))),
             absent=dict(type="list", elements="path", default=[]),
             services=dict(type="list", elements="str", default=[]),
             groups=dict(type="list", elements="str", default=[]),
@@ -148,8 +184,12 @@ def main():
             module.fail_json(msg="dpkg-query failed (rc %d): %s" % (rc, err.strip()))
         installed = parse_dpkg_query(out)
     owes = package_owes(params["packages"], installed, params["versions"])
-    for option, key, check in (("files", "path", file_owes), ("directories", "path", directory_owes),
-                               ("users", "name", user_owes)):
+    differing = []
+    for wanted_file in params["files"]:
+        file_owed = file_owes(wanted_file)
+        differing.extend([wanted_file["path"]] if file_owed else [])
+        owes.extend(file_owed)
+    for option, key, check in (("directories", "path", directory_owes), ("users", "name", user_owes)):
         for wanted_item in params[option]:
             if not wanted_item.get(key):
                 module.fail_json(msg="every entry of %s needs a %s (got %r)" % (option, key, wanted_item))
@@ -172,7 +212,7 @@ def main():
         systemctl = module.get_bin_path("systemctl", required=True)
         rc, out, err = module.run_command([systemctl] + SYSTEMCTL_ACTIVE + params["units"])
         units = unit_states(params["units"], out if rc == 0 else "")
-    module.exit_json(changed=False, owes=owes, units=units,
+    module.exit_json(changed=False, owes=owes, differing=differing, units=units,
                      installed=dict((name, installed[name]) for name in wanted if name in installed))
 
 

@@ -44,7 +44,25 @@ def test_a_rerun_restarts_nothing_and_registers_nothing(router, args):
     run = playbook("router.yml", args=args)
     assert run.returncode == 0, str(run)
     assert run.changed("gpufleet-upgrade-router") == 0
+    assert not run.ran("for what the host lacks")  # every read found the router's venv, settings and keys in place
     assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
+
+
+def test_a_key_changed_on_the_host_is_found_put_back_and_the_router_restarted(router, host):
+    """The keys are read by their SHA-256 (a host whose router is in place costs one task): one changed on
+    disk is still found, in check mode too, without either key in any output."""
+    pid = main_pid("gpufleet-upgrade-router", "sglang-router.service")
+    host.check_output("printf wrong > /etc/sglang-router/api_key")
+    checked = playbook("router.yml", args=["--check", "--diff"])
+    assert checked.returncode == 0, str(checked)
+    assert checked.changed("gpufleet-upgrade-router") > 0
+    assert API_KEY not in json.dumps(checked.report) and ADMIN_KEY not in json.dumps(checked.report)
+    assert main_pid("gpufleet-upgrade-router", "sglang-router.service") == pid
+    run = playbook("router.yml")
+    assert run.returncode == 0, str(run)
+    assert host.check_output("cat /etc/sglang-router/api_key") == API_KEY
+    assert main_pid("gpufleet-upgrade-router", "sglang-router.service") != pid
+    wait_all_registered()
 
 
 def test_a_router_beyond_loopback_without_keys_is_refused_before_any_change(router):

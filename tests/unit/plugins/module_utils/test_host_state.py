@@ -97,3 +97,16 @@ def test_report_only_units_as_systemctl_show_prints_them():
     assert unit_states(["sglang-kimi-k25.service", "sglang-other.service"], show) == {
         "sglang-kimi-k25.service": "active", "sglang-other.service": "inactive"}
     assert unit_states(["x.service"], "") == {"x.service": "inactive"}
+
+
+def test_a_file_matches_the_sha256_of_its_bytes(tmp_path):
+    """For a file that holds a secret: its hash travels instead of its text."""
+    import hashlib
+    path = tmp_path / "kimi-k25.env"
+    path.write_bytes(b"SGLANG_API_KEY=s3cret\n")
+    digest = hashlib.sha256(b"SGLANG_API_KEY=s3cret\n").hexdigest()
+    assert file_owes({"path": str(path), "sha256": digest}) == []
+    assert file_owes({"path": str(path), "sha256": digest.upper()}) == []
+    assert file_owes({"path": str(path), "sha256": hashlib.sha256(b"other\n").hexdigest()}) == [
+        "%s differs from its template" % path]
+    assert file_owes({"path": str(tmp_path / "none"), "sha256": digest}) == ["%s is missing" % (tmp_path / "none")]
