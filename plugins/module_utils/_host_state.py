@@ -57,15 +57,20 @@ def file_owes(wanted, info=None):
 
     ``content`` must be the whole text, ``sha256`` the SHA-256 of its bytes (hex: for a text that holds a
     secret, which then never travels), ``lines`` lines the file must hold among others; without any of them,
-    the file must only exist. With ``info`` (its stat), only the mode and owner are read.
+    the file must only exist. With ``info`` (its stat), only the mode and owner are read. Only a regular file
+    is read, and no further than the size it had when opened: a FIFO, a device or a file that grows while it is
+    read cannot hold the module.
     """
     path = wanted["path"]
     data = b""
     try:
         if info is None:
-            info = os.stat(path)
-            with open(path, "rb") as handle:
-                data = handle.read()
+            # O_NONBLOCK: opening a FIFO without a writer returns at once; the type is read from what was opened.
+            with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    return ["%s is not a regular file" % path]
+                data = handle.read(info.st_size + 1)
     except OSError:
         return ["%s is missing" % path]
     text = data.decode("utf-8", "replace")

@@ -110,3 +110,13 @@ def test_a_file_matches_the_sha256_of_its_bytes(tmp_path):
     assert file_owes({"path": str(path), "sha256": hashlib.sha256(b"other\n").hexdigest()}) == [
         "%s differs from its template" % path]
     assert file_owes({"path": str(tmp_path / "none"), "sha256": digest}) == ["%s is missing" % (tmp_path / "none")]
+
+
+def test_a_fifo_and_a_device_cannot_hold_the_read(tmp_path):
+    """Hostile paths where a file is wanted: a FIFO with no writer (an open would block) and a link to /dev/zero
+    (a read without end). Each is owed at once, as not a regular file."""
+    fifo, zero = tmp_path / "kimi-k25.env", tmp_path / "kimi-k25.yaml"
+    os.mkfifo(str(fifo))
+    os.symlink("/dev/zero", str(zero))
+    assert file_owes({"path": str(fifo), "content": "x"}) == ["%s is not a regular file" % fifo]
+    assert file_owes({"path": str(zero), "sha256": "0" * 64}) == ["%s is not a regular file" % zero]
