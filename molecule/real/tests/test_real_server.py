@@ -23,7 +23,9 @@ def main_pid():
 
 
 def generate(base, key=KEY, tokens=4):
-    return http(base + "/generate", key, {"input_ids": [1, 2, 3], "sampling_params": {"max_new_tokens": tokens}},
+    # ignore_eos (SGLang's SamplingParams): the tiny random model may sample its end-of-sequence token first.
+    return http(base + "/generate", key, {"input_ids": [1, 2, 3],
+                                          "sampling_params": {"max_new_tokens": tokens, "ignore_eos": True}},
                 timeout=120)
 
 
@@ -46,8 +48,8 @@ def test_health_generate_server_info_and_the_key_from_the_config_file():
     info = json.loads(body)
     assert status == 200 and info["version"] == "0.5.9" and info["device"] == "cpu"
     assert info["served_model_name"] == "tiny-llama" and info["speculative_algorithm"] is None
-    status, body = http(SERVER + "/generate", KEY, {"text": "t5 t6 t7", "sampling_params": {"max_new_tokens": 3}},
-                        timeout=120)
+    status, body = http(SERVER + "/generate", KEY,
+                        {"text": "t5 t6 t7", "sampling_params": {"max_new_tokens": 3, "ignore_eos": True}}, timeout=120)
     assert status == 200 and json.loads(body)["meta_info"]["completion_tokens"] == 3  # through its tokenizer
     status, body = generate(SERVER)
     assert status == 200 and len(json.loads(body)["output_ids"]) == 4
