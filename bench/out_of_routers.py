@@ -76,11 +76,15 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--before", default=BEFORE, help="the git ref to compare with")
     parser.add_argument("--load-delay", type=float, default=5.0)
+    parser.add_argument("--gate-requests", type=int, default=4, help="sglang_gate_requests (the role's default is 16)")
+    parser.add_argument("--generate-delay", type=float, default=0.0,
+                        help="seconds the stand-in takes per /generate (a batch of prompts takes as long as one)")
     args = parser.parse_args()
 
     subprocess.run(["bash", "scripts/demo.sh", "up"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    fleet = ["-e", json.dumps({"sglang_env": {"SGLANG_STANDIN_LOAD_DELAY": str(args.load_delay)},
-                               "sglang_gate_requests": 4})]
+    fleet = ["-e", json.dumps({"sglang_env": {"SGLANG_STANDIN_LOAD_DELAY": str(args.load_delay),
+                                              "SGLANG_STANDIN_GENERATE_DELAY": str(args.generate_delay)},
+                               "sglang_gate_requests": args.gate_requests})]
     playbook(ROOT, "tests/standin/deploy.yml")
     for name in HOSTS:
         containers.run(name, "sh", "-c", "[ -d %s ] || cp -a %s %s" % (DRAFTS[1], DRAFTS[0], DRAFTS[1]))
@@ -100,7 +104,8 @@ def main():
             "-e", "sglang_draft_model_path=" + draft[0], "-e", "sglang_mem_fraction_static=" + value]))
 
     with collection_at(args.before) as old:
-        print("stand-in restart %.1f s; 4 gate requests; before: %s" % (args.load_delay, args.before))
+        print("stand-in restart %.1f s, /generate %.1f s; %d gate requests; before: %s" % (
+            args.load_delay, args.generate_delay, args.gate_requests, args.before))
         step = 0
         for run in range(args.runs):
             flows = (("before", old), ("after", ROOT)) if run % 2 == 0 else (("after", ROOT), ("before", old))

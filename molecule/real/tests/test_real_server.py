@@ -63,6 +63,21 @@ def test_metrics_carry_the_gauges_the_drain_waits_on():
         assert any(line.startswith(gauge) for line in text.splitlines()), gauge
 
 
+def requests_served():
+    """SGLang's own count of finished requests (sglang:num_requests_total, one per prompt)."""
+    _status, body = http(SERVER + "/metrics")
+    return sum(float(line.rsplit(" ", 1)[1]) for line in body.decode().splitlines()
+               if line.startswith("sglang:num_requests_total{"))
+
+
+def test_the_acceptance_gate_sends_its_prompts_as_one_batch_and_the_real_server_answers_each():
+    before = requests_served()
+    run = run_in_scenario("gate.yml", ["sglang_gate_requests=5"])
+    assert run.returncode == 0, str(run)
+    assert run.ran("Gate - the server answered every prompt of the batch")
+    assert requests_served() - before == 5
+
+
 def test_the_router_fronts_the_real_server():
     deadline, workers = time.time() + 60, []
     while time.time() < deadline:

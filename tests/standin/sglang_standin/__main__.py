@@ -46,21 +46,37 @@ def startup_checks(root, args):
 
 class Load(object):
     """Requests in flight, as SGLang's scheduler gauges count them: one running request per
-    /generate being served (the stand-in queues nothing, so num_queue_reqs stays 0); the tokens
-    generated, as its counter sglang:generation_tokens_total counts them."""
+    prompt of a /generate being served (the stand-in queues nothing, so num_queue_reqs stays 0); the
+    tokens generated, as its counter sglang:generation_tokens_total counts them."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.running = 0
         self.generated = 0
 
+    def serving(self, prompts):
+        return _Serving(self, prompts)
+
+
+class _Serving(object):
+    def __init__(self, load, prompts):
+        self.load, self.prompts = load, prompts
+
     def __enter__(self):
-        with self.lock:
-            self.running += 1
+        with self.load.lock:
+            self.load.running += self.prompts
 
     def __exit__(self, *exc):
-        with self.lock:
-            self.running -= 1
+        with self.load.lock:
+            self.load.running -= self.prompts
+
+
+def generation(new_tokens, port):
+    """One prompt's answer, the fields tests read from SGLang's ("standin_server" is the stand-in's own:
+    which server answered, for tests behind a router)."""
+    return {"text": " ok" * new_tokens, "meta_info": {
+        "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3),
+        "standin_server": "%s:%s" % (socket.gethostname(), port or 30000)}}
 
 
 def metrics_text(args, load, accept):
@@ -131,15 +147,17 @@ def make_handler(args, server_info, model_info, accept=None):
             if not self._authorized():
                 return self._send(401, {"error": "Unauthorized"})
             if self.path.split("?")[0] == "/generate":
+                # A list of prompts is one batch (SGLang's GenerateReqInput): decoded together, in the
+                # time one takes, answered with a list in their order.
+                prompts = body.get("text")
+                batch = prompts if isinstance(prompts, list) else [prompts]
                 new_tokens = int((body.get("sampling_params") or {}).get("max_new_tokens", 8))
-                with load:
+                with load.serving(len(batch)):
                     time.sleep(generate_delay + token_delay * new_tokens)
                 with load.lock:
-                    load.generated += new_tokens
-                # standin_server is the stand-in's own: which server answered, for tests behind a router.
-                return self._send(200, {"text": " ok" * new_tokens, "meta_info": {
-                    "completion_tokens": new_tokens, "spec_verify_ct": max(1, new_tokens // 3),
-                    "standin_server": "%s:%s" % (socket.gethostname(), args.get("port") or 30000)}})
+                    load.generated += new_tokens * len(batch)
+                answers = [generation(new_tokens, args.get("port")) for _prompt in batch]
+                return self._send(200, answers if isinstance(prompts, list) else answers[0])
             return self._send(404, {"detail": "Not Found"})
 
     return Handler

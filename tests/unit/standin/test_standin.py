@@ -148,6 +148,31 @@ def test_metrics_count_the_generate_requests_in_flight(pristine_trees, models):
         proc.communicate()
 
 
+def test_a_list_of_prompts_is_one_batch_answered_in_order_in_the_time_of_one(pristine_trees, models):
+    """SGLang's /generate takes a list of prompts (GenerateReqInput.text) and answers with a list: the gate's batch."""
+    target, draft = models
+    port = free_port()
+    proc = launch(pristine_trees["0.5.10"], eagle_args(target, draft, port, "--enable-metrics"),
+                  env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1", "SGLANG_STANDIN_GENERATE_DELAY": "1.5"})
+    try:
+        batch = threading.Thread(target=post, args=(port, "/generate", {
+            "text": ["a", "b", "c", "d"], "sampling_params": {"max_new_tokens": 2}}))
+        started = time.monotonic()
+        batch.start()
+        time.sleep(0.7)
+        assert gauges(port)["sglang:num_running_reqs"] == 4.0  # one running request per prompt, as SGLang counts
+        batch.join()
+        assert time.monotonic() - started < 2 * 1.5  # decoded together, not one after another
+        status, answers = post(port, "/generate", {"text": ["a", "b", "c"], "sampling_params": {"max_new_tokens": 2}})
+        assert status == 200 and [answer["meta_info"]["completion_tokens"] for answer in answers] == [2, 2, 2]
+        assert gauges(port)["sglang:generation_tokens_total"] == (4 + 3) * 2.0
+        status, answer = post(port, "/generate", {"text": "a", "sampling_params": {"max_new_tokens": 2}})
+        assert answer["meta_info"]["completion_tokens"] == 2  # one prompt, one answer (not a list)
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
 def test_no_metrics_without_enable_metrics(pristine_trees, models):
     target, draft = models
     port = free_port()
