@@ -225,22 +225,36 @@ def test_the_standins_metrics_are_names_sglang_exports(exported):
     assert names and names <= exported[0], names - exported[0]
 
 
-def test_a_jobs_dict_written_for_0_2_0_still_renders_with_the_node_job(tmp_path):
-    """0.2.0's sglang_monitoring_jobs had no nodes: an inventory that set it then (to rename a job) keeps working,
-    its names taken and the rest from the defaults. The role itself runs, on localhost, writing into tmp_path."""
+def run_the_role(tmp_path, server_host, settings):
+    """The monitoring role itself through ansible-playbook, on localhost as the Prometheus host of one server
+    (gpu-01 at 10.0.0.11, listening on server_host), writing into tmp_path/prometheus."""
     import sys
     from gpufleet_testlib.playbook import run_playbook
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(yaml.safe_dump({"all": {"children": {
         "prometheus_servers": {"hosts": {"mon-1": {"ansible_connection": "local",
                                                    "ansible_python_interpreter": sys.executable}}},
-        "sglang_servers": {"hosts": {"gpu-01": {"ansible_host": "10.0.0.11", "sglang_host": "0.0.0.0"}}}}}}))
+        "sglang_servers": {"hosts": {"gpu-01": {"ansible_host": "10.0.0.11", "sglang_host": server_host}}}}}}))
     play = tmp_path / "monitoring.yml"
     play.write_text(yaml.safe_dump([{"name": "Monitoring", "hosts": "prometheus_servers", "gather_facts": False,
                                      "roles": ["gpufleet.sglang.monitoring"]}]))
-    run = run_playbook(str(play), str(inventory), [{
-        "sglang_monitoring_dir": str(tmp_path / "prometheus"), "sglang_monitoring_reload_unit": "",
-        "sglang_monitoring_jobs": {"servers": "kimi", "routers": "sglang-router", "gpus": "dcgm"}}])
+    return run_playbook(str(play), str(inventory), [dict({
+        "sglang_monitoring_dir": str(tmp_path / "prometheus"), "sglang_monitoring_reload_unit": ""}, **settings)])
+
+
+def test_every_refusal_is_said_at_once_and_nothing_is_written(tmp_path):
+    run = run_the_role(tmp_path, "127.0.0.1", {"sglang_monitoring_alertmanager_install": True})
+    assert run.returncode != 0
+    assert run.says("SGLang's /metrics on gpu-01 listens on 127.0.0.1 only, which Prometheus on mon-1 cannot reach"), str(run)
+    assert run.says("sglang_monitoring_alertmanager_install needs sglang_monitoring_alertmanager_receivers"), str(run)
+    assert run.says("Nothing was written.") and not (tmp_path / "prometheus").exists()
+
+
+def test_a_jobs_dict_written_for_0_2_0_still_renders_with_the_node_job(tmp_path):
+    """0.2.0's sglang_monitoring_jobs had no nodes: an inventory that set it then (to rename a job) keeps working,
+    its names taken and the rest from the defaults."""
+    run = run_the_role(tmp_path, "0.0.0.0", {
+        "sglang_monitoring_jobs": {"servers": "kimi", "routers": "sglang-router", "gpus": "dcgm"}})
     assert run.returncode == 0, str(run)
     rules = (tmp_path / "prometheus" / "rules" / "gpufleet-sglang.rules.yml").read_text()
     assert 'up{job="kimi"} == 0' in rules and 'node_systemd_service_restart_total{job="node",' in rules
