@@ -45,6 +45,14 @@ def run(playbook, inventory, forks, extra_env=None, extra_args=(), root=ROOT):
     return wall, cpu, result.task_counts()
 
 
+def require_no_op(counts, root=ROOT):
+    """Stop the bench when a site.yml run (its per-host counts from run()) changed anything: not a no-op."""
+    changed = dict((host, row["changed"]) for host, row in counts.items() if row["changed"])
+    if changed:
+        sys.exit("site.yml of %s changed something (changed tasks per host: %s): converge the fleet first"
+                 % (root, changed))
+
+
 def spread(values, fmt="%.2f"):
     return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
 
@@ -76,10 +84,7 @@ def main():
         runs = [("baseline", baseline, os.path.abspath(args.baseline))] if args.baseline else []
         for _name, rounds, root in runs + [("site.yml", site, ROOT)]:
             rounds.append(run("playbooks/site.yml", args.inventory, args.forks, root=root))
-            changed = dict((host, row["changed"]) for host, row in rounds[-1][2].items() if row["changed"])
-            if changed:
-                sys.exit("site.yml of %s changed something (changed tasks per host: %s): converge the fleet first"
-                         % (root, changed))
+            require_no_op(rounds[-1][2], root)
         print("round %d: floor %.1f s, site.yml %.1f s%s" % (
             index + 1, floor[-1][0], site[-1][0], ", baseline %.1f s" % baseline[-1][0] if baseline else ""),
             flush=True)

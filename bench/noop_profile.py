@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 
-from noop import run, spread
+from noop import require_no_op, run, spread
 
 HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "task_cpu")
 
@@ -31,9 +31,7 @@ def profiled_run(inventory, forks):
         env = {"GPUFLEET_TASK_CPU_LOG": log.name,
                "PYTHONPATH": os.pathsep.join(filter(None, [HOOK, os.environ.get("PYTHONPATH")]))}
         wall, cpu, counts = run("playbooks/site.yml", inventory, forks, extra_env=env)
-        changed = dict((host, row["changed"]) for host, row in counts.items() if row["changed"])
-        if changed:
-            sys.exit("site.yml changed something (changed tasks per host: %s): converge the fleet first" % changed)
+        require_no_op(counts)
         records = [json.loads(line) for line in open(log.name)]
     if not records:
         sys.exit("no worker recorded its task: bench/task_cpu/sitecustomize.py was not loaded (PYTHONPATH?)")

@@ -1,5 +1,6 @@
 """python -m sglang_standin <SGLang's launch_server flags>: see README.md."""
 
+import contextlib
 import json
 import os
 import socket
@@ -54,21 +55,15 @@ class Load(object):
         self.running = 0
         self.generated = 0
 
+    @contextlib.contextmanager
     def serving(self, prompts):
-        return _Serving(self, prompts)
-
-
-class _Serving(object):
-    def __init__(self, load, prompts):
-        self.load, self.prompts = load, prompts
-
-    def __enter__(self):
-        with self.load.lock:
-            self.load.running += self.prompts
-
-    def __exit__(self, *exc):
-        with self.load.lock:
-            self.load.running -= self.prompts
+        with self.lock:
+            self.running += prompts
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.running -= prompts
 
 
 def generation(new_tokens, port):
