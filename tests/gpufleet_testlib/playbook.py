@@ -35,10 +35,13 @@ class PlaybookRun(object):
                         if isinstance(item, dict):
                             yield task["task"]["name"], host, item
 
-    def task_counts(self):
-        """{host: {"ran": n, "skipped": n, "changed": n}}: one count per task (loop items not apart)."""
+    def task_counts(self, play_name=None):
+        """{host: {"ran": n, "skipped": n, "changed": n}}: one count per task (loop items not apart), in the
+        plays named play_name (a batched play runs once per batch) or in all."""
         counts = {}
         for play in self.report.get("plays", []):
+            if play_name is not None and play["play"]["name"] != play_name:
+                continue
             for task in play.get("tasks", []):
                 for host, result in task.get("hosts", {}).items():
                     row = counts.setdefault(host, {"ran": 0, "skipped": 0, "changed": 0})
