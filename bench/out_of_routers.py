@@ -9,8 +9,9 @@ controller): the seconds a server is not registered, averaged over the three ser
 checked out also notes its own breakdown per host (drain, restart until healthy, gates, rejoin;
 sglang_lifecycle_out_of_routers), read from the JSON callback. The draft rollouts alternate between two
 drafts on the hosts; the settings changes give sglang_mem_fraction_static a new value each time. The
-stand-in restarts in --load-delay s. Prints each run, then the median of --runs runs with the spread
-(min-max) and the ratio after / before. Traffic goes only to the demo containers.
+stand-in restarts in --load-delay s. Also each run's wall time and controller CPU (ansible-playbook and the
+processes it waited for). Prints each run, then the median of --runs runs with the spread (min-max) and the
+ratio after / before. Traffic goes only to the demo containers.
 """
 
 import argparse
@@ -19,10 +20,12 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 from gpufleet_testlib import ROOT, containers
 from gpufleet_testlib.traffic import WorkerWatch
 from gpufleet_testlib.worktree import collection_at
+from noop import children_cpu
 
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 ADMIN_KEY = "gpufleet-demo-admin"    # inventories/demo/group_vars/sglang_routers.yml
@@ -58,13 +61,16 @@ def noted(report):
 
 
 def measure(router, change):
+    """Seconds out of the router per host, the run's wall time and its controller CPU, and the noted parts."""
     watch = WorkerWatch(router, ADMIN_KEY, interval=0.1)
     watch.start()
+    cpu, start = children_cpu(), time.monotonic()
     try:
         report = change()
     finally:
         watch.stop()
-    return dict({"out s/host": statistics.mean(watch.out_time(url) for url in WORKERS)}, **noted(report))
+    return dict({"out s/host": statistics.mean(watch.out_time(url) for url in WORKERS),
+                 "run s": time.monotonic() - start, "CPU s": children_cpu() - cpu}, **noted(report))
 
 
 def spread(values):
@@ -118,14 +124,17 @@ def main():
                     results[(change, flow)].append(figures)
                     print("run %d %-8s %-6s %s" % (run + 1, change, flow, ", ".join(
                         "%s %.1f" % item for item in figures.items())))
-    print("median (min-max) of %d runs, seconds out of the router per host:" % args.runs)
+    print("median (min-max) of %d runs: seconds out of the router per host; the whole run's wall time and "
+          "controller CPU:" % args.runs)
     for change in ("draft", "settings"):
-        before = [figures["out s/host"] for figures in results[(change, "before")]]
-        after = [figures["out s/host"] for figures in results[(change, "after")]]
-        parts = ", ".join("%s %s" % (part, spread([figures[part] for figures in results[(change, "after")]]))
-                          for part in BREAKDOWN if part in results[(change, "after")][0])
-        print("%-8s before %s, after %s: after / before %.2fx; after's own note per host: %s" % (
-            change, spread(before), spread(after), statistics.median(after) / statistics.median(before), parts))
+        for figure in ("out s/host", "run s", "CPU s"):
+            before = [figures[figure] for figures in results[(change, "before")]]
+            after = [figures[figure] for figures in results[(change, "after")]]
+            print("%-8s %-10s before %s, after %s: after / before %.2fx" % (
+                change, figure, spread(before), spread(after), statistics.median(after) / statistics.median(before)))
+        print("%-8s after's own note per host: %s" % (change, ", ".join(
+            "%s %s" % (part, spread([figures[part] for figures in results[(change, "after")]]))
+            for part in BREAKDOWN if part in results[(change, "after")][0])))
 
 
 if __name__ == "__main__":

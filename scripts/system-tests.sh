@@ -4,7 +4,8 @@
 # 2627: site.yml through the execution environment and from the built tarball, the example inventory, Prometheus
 # and Alertmanager, on the demo fleet) then groups (1020); cuda_driver, default, patch, site (614, 89, 162, 1404:
 # cuda_driver and site both name their stand-in repository's container gpufleet-cuda-repo, so they share a lane)
-# then the real SGLang (1439). A scenario that no lane names runs in the last one. Across lanes the
+# then the real SGLang (1439). Three lanes keep both cores busy (98%, docs/development.md): a fourth would not be
+# faster. A scenario that no lane names runs in the last one. Across lanes the
 # scenarios have their own containers and networks, and the base images are built before (make test
 # depends on make image), so the lanes share nothing but the machine. Everything runs even when one fails; the
 # exit status is non-zero if any failed. Each lane's output is printed in one piece, with each step's time.
