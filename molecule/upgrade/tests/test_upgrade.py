@@ -38,7 +38,7 @@ def test_missing_draft_fails_in_staging_before_anything_stops(host):
     assert run.returncode != 0, str(run)
     assert run.says("draft /srv/models/no-such-draft: is not a directory on this host. Nothing was changed and the "
                     "server was not touched"), str(run)
-    assert not run.ran("Leave every router")
+    assert not run.ran("Take this server out of every router")
     assert [main_pid(name) for name in HOSTS] == pids
 
 

@@ -23,6 +23,7 @@ MIRRORS = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~
                        "weights-mirror", "mirrors")
 MIRROR = "http://10.213.8.10:8090"
 DRAFT_CHECK = "Check the draft's context length against the served one"  # the launch role's preflight
+LEAVE = "Read whether the server runs, and whether an earlier run left it out of the routers"  # the lifecycle's leave
 
 
 def commit(repo):
@@ -129,7 +130,7 @@ def test_a_draft_rollout_stages_and_checks_everywhere_first_and_leaves_the_moved
         assert "--speculative-draft-model-path %s/tiny-org--kimi-k25-eagle3/%s" % (WEIGHTS, draft) in unit
         assert health(server) == "200"
     order = [(task, host) for task, host, _result in run.results()]
-    first_leave = next(index for index, (task, _host) in enumerate(order) if task.startswith("Leave every router"))
+    first_leave = next(index for index, (task, _host) in enumerate(order) if task.endswith(LEAVE))
     checked = [host for task, host in order[:first_leave] if task.endswith(DRAFT_CHECK)]
     assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left
     assert run.says("Restarting 3 of 3 host(s), 1 at a time: gpufleet-weights-1 (draft %s/tiny-org--kimi-k25-eagle3/"
