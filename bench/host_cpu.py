@@ -22,8 +22,8 @@ import sys
 
 from gpufleet_testlib import containers
 from noop import require_no_op, run, spread
+from out_of_routers import HOSTS
 
-HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host_cpu", "module_cpu.py")
 INTERPRETER = "/usr/local/bin/gpufleet-module-cpu"
 LOG = "/var/tmp/gpufleet-module-cpu.jsonl"

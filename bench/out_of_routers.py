@@ -25,7 +25,7 @@ import time
 from gpufleet_testlib import ROOT, containers
 from gpufleet_testlib.traffic import WorkerWatch
 from gpufleet_testlib.worktree import collection_at
-from noop import children_cpu
+from noop import children_cpu, spread
 
 HOSTS = ["gpufleet-demo-1", "gpufleet-demo-2", "gpufleet-demo-3"]
 ADMIN_KEY = "gpufleet-demo-admin"    # inventories/demo/group_vars/sglang_routers.yml
@@ -71,10 +71,6 @@ def measure(router, change):
         watch.stop()
     return dict({"out s/host": statistics.mean(watch.out_time(url) for url in WORKERS),
                  "run s": time.monotonic() - start, "CPU s": children_cpu() - cpu}, **noted(report))
-
-
-def spread(values):
-    return "%.1f (%.1f-%.1f)" % (statistics.median(values), min(values), max(values))
 
 
 def main():
@@ -131,9 +127,10 @@ def main():
             before = [figures[figure] for figures in results[(change, "before")]]
             after = [figures[figure] for figures in results[(change, "after")]]
             print("%-8s %-10s before %s, after %s: after / before %.2fx" % (
-                change, figure, spread(before), spread(after), statistics.median(after) / statistics.median(before)))
+                change, figure, spread(before, "%.1f"), spread(after, "%.1f"),
+                statistics.median(after) / statistics.median(before)))
         print("%-8s after's own note per host: %s" % (change, ", ".join(
-            "%s %s" % (part, spread([figures[part] for figures in results[(change, "after")]]))
+            "%s %s" % (part, spread([figures[part] for figures in results[(change, "after")]], "%.1f"))
             for part in BREAKDOWN if part in results[(change, "after")][0])))
 
 

@@ -8,15 +8,13 @@ import re
 import resource
 import subprocess
 import sys
-import time
 
 payload = sys.stdin.buffer.read()
-start = time.time()
 done = subprocess.run([sys.executable] + sys.argv[1:], input=payload, capture_output=True, check=False)
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 found = re.search(rb"'(ansible(?:_collections)?\.[A-Za-z0-9_.]*modules\.[A-Za-z0-9_]+)'", payload)
 with open("/var/tmp/gpufleet-module-cpu.jsonl", "a") as log:
-    log.write(json.dumps({"module": found.group(1).decode() if found else "?", "start": start,
+    log.write(json.dumps({"module": found.group(1).decode() if found else "?",
                           "cpu": usage.ru_utime + usage.ru_stime}) + "\n")
 sys.stdout.buffer.write(done.stdout)
 sys.stderr.buffer.write(done.stderr)
