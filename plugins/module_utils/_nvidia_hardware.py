@@ -118,3 +118,16 @@ def parse_nvidia_smi(text):
         gpus.append({"index": len(gpus), "name": name, "driver_version": driver_version,
                      "compute_cap": compute_cap, "memory_total_mib": _mib(memory)})
     return gpus
+
+
+def ask_nvidia_smi(module, nvidia_smi="nvidia-smi"):
+    """What the loaded driver says of its GPUs: {reachable, gpus[, message]}, never a failure for a driver that
+    does not answer (none yet, a reboot pending); ValueError for output nvidia-smi does not print."""
+    program = module.get_bin_path(nvidia_smi)
+    if not program:
+        return {"reachable": False, "gpus": [], "message": "%s is not installed" % nvidia_smi}
+    rc, out, err = module.run_command([program, "--query-gpu=" + ",".join(SMI_QUERY), "--format=csv,noheader"])
+    if rc != 0:
+        return {"reachable": False, "gpus": [],
+                "message": (out.strip() + " " + err.strip()).strip() or "nvidia-smi exited with %d" % rc}
+    return {"reachable": True, "gpus": parse_nvidia_smi(out)}

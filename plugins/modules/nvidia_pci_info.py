@@ -20,6 +20,8 @@ description:
   - Reads whether UEFI Secure Boot is on and whether the firmware's Machine Owner Key list holds the key DKMS
     signs the kernel modules with (O(dkms_key)); with Secure Boot on, the kernel loads no NVIDIA module that
     DKMS built until that key is enrolled.
+  - With O(ask_driver), also asks the loaded driver for its GPUs (as M(gpufleet.sglang.nvidia_smi_info) does), in
+    the same round trip.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -41,6 +43,13 @@ options:
     description: The certificate DKMS signs the modules it builds with (Debian's C(dkms) makes it on first use).
     type: path
     default: /var/lib/dkms/mok.pub
+  ask_driver:
+    description:
+      - Also run C(nvidia-smi) and return what the loaded driver says of its GPUs (RV(driver)); a driver that does
+        not answer (none yet, a reboot pending) is reported there, not failed.
+    type: bool
+    default: false
+    version_added: 0.2.2
 extends_documentation_fragment:
   - gpufleet.sglang._read_only
 """
@@ -48,6 +57,11 @@ extends_documentation_fragment:
 EXAMPLES = r"""
 - name: Find the GPUs
   gpufleet.sglang.nvidia_pci_info:
+  register: pci
+
+- name: Find the GPUs on the bus and ask the loaded driver for them, in one round trip
+  gpufleet.sglang.nvidia_pci_info:
+    ask_driver: true
   register: pci
 
 - name: A host whose GPUs the bus does not show (eight RTX PRO 6000 Blackwell Server Edition)
@@ -94,12 +108,20 @@ secure_boot:
   returned: always
   type: dict
   sample: {efi: true, enabled: true, key: /var/lib/dkms/mok.pub, key_exists: true, key_enrolled: false}
+driver:
+  description:
+    - What the loaded driver says of its GPUs, as M(gpufleet.sglang.nvidia_smi_info) returns it
+      (C(reachable), C(gpus), and C(message) when it did not answer).
+  returned: when O(ask_driver) is true
+  type: dict
+  sample: {reachable: true, gpus: [{index: 0, name: "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+           driver_version: "580.105.08", compute_cap: "12.0", memory_total_mib: 97887}]}
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import (
-    inventory, parse_device_ids, parse_lspci, read_sysfs)
+    ask_nvidia_smi, inventory, parse_device_ids, parse_lspci, read_sysfs)
 from ansible_collections.gpufleet.sglang.plugins.module_utils._secure_boot import secure_boot
 
 
@@ -110,6 +132,7 @@ def main():
             sysfs_root=dict(type="path", default="/sys/bus/pci/devices"),
             firmware_root=dict(type="path", default="/sys/firmware/efi"),
             dkms_key=dict(type="path", default="/var/lib/dkms/mok.pub"),
+            ask_driver=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -125,8 +148,13 @@ def main():
             source, devices = "sysfs", read_sysfs(params["sysfs_root"])
     except (ValueError, OSError) as exc:
         module.fail_json(msg="cannot list the PCI devices: %s" % exc)
-    module.exit_json(changed=False, source=source, secure_boot=secure_boot(params["firmware_root"], params["dkms_key"]),
-                     **inventory(devices))
+    result = dict(inventory(devices), source=source, secure_boot=secure_boot(params["firmware_root"], params["dkms_key"]))
+    if params["ask_driver"]:
+        try:
+            result["driver"] = ask_nvidia_smi(module)
+        except ValueError as exc:
+            module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, **result)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ gpus:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import SMI_QUERY, parse_nvidia_smi
+from ansible_collections.gpufleet.sglang.plugins.module_utils._nvidia_hardware import ask_nvidia_smi
 
 
 def main():
@@ -70,19 +70,10 @@ def main():
         argument_spec=dict(nvidia_smi=dict(type="str", default="nvidia-smi")),
         supports_check_mode=True,
     )
-    program = module.get_bin_path(module.params["nvidia_smi"])
-    if not program:
-        module.exit_json(changed=False, reachable=False, gpus=[],
-                         message="%s is not installed" % module.params["nvidia_smi"])
-    rc, out, err = module.run_command([program, "--query-gpu=" + ",".join(SMI_QUERY), "--format=csv,noheader"])
-    if rc != 0:
-        module.exit_json(changed=False, reachable=False, gpus=[],
-                         message=(out.strip() + " " + err.strip()).strip() or "nvidia-smi exited with %d" % rc)
     try:
-        gpus = parse_nvidia_smi(out)
+        module.exit_json(changed=False, **ask_nvidia_smi(module, module.params["nvidia_smi"]))
     except ValueError as exc:
         module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, reachable=True, gpus=gpus)
 
 
 if __name__ == "__main__":

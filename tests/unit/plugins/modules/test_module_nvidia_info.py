@@ -95,3 +95,27 @@ def test_nvidia_smi_without_a_driver_is_reported_not_failed(tmp_path):
 def test_nvidia_smi_not_installed(tmp_path):
     result = run_module(nvidia_smi_info, dict(nvidia_smi=os.path.join(str(tmp_path), "nvidia-smi")))
     assert not result["reachable"] and "is not installed" in result["message"]
+
+
+def test_the_pci_read_asks_the_driver_in_the_same_round_trip_when_told(tmp_path, monkeypatch):
+    fake_nvidia_smi(tmp_path, "NVIDIA RTX PRO 6000 Blackwell Server Edition, 580.159.03, 12.0, 97887 MiB\n")
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + "/usr/bin:/bin")
+    asked = run_module(nvidia_pci_info, dict(devices=["10de:2bb5"], ask_driver=True), check_mode=True)
+    assert asked["driver"]["reachable"] and asked["driver"]["gpus"][0]["driver_version"] == "580.159.03"
+    assert len(asked["gpus"]) == 1
+    assert "driver" not in run_module(nvidia_pci_info, dict(devices=["10de:2bb5"]))
+
+
+def test_the_pci_read_reports_a_driver_that_does_not_answer(tmp_path, monkeypatch):
+    fake_nvidia_smi(tmp_path, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", 9)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + "/usr/bin:/bin")
+    result = run_module(nvidia_pci_info, dict(devices=["10de:2bb5"], ask_driver=True))
+    assert not result.get("failed") and not result["driver"]["reachable"]
+    assert "couldn't communicate" in result["driver"]["message"]
+
+
+def test_the_pci_read_fails_on_output_nvidia_smi_does_not_print(tmp_path, monkeypatch):
+    fake_nvidia_smi(tmp_path, "something else entirely\n")
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + "/usr/bin:/bin")
+    result = run_module(nvidia_pci_info, dict(devices=["10de:2bb5"], ask_driver=True))
+    assert result["failed"] and "unexpected nvidia-smi line" in result["msg"]
