@@ -17,6 +17,8 @@ import pwd
 import re
 import stat
 
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _host_files
+
 # dpkg-query: one line per package it knows; a package it does not know goes to stderr.
 DPKG_QUERY = ["dpkg-query", "-W", "-f=${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"]
 
@@ -52,35 +54,63 @@ def _owner(uid, gid):
     return user, group
 
 
+# No file a role writes is larger: a wanted file past this is drift, and is not read.
+FILE_LIMIT = 16 * 1024 * 1024
+
+
+def _content_differs(handle, info, wanted):
+    """Whether the open file differs from the wanted ``content`` (text) or ``sha256``, reading no more than the
+    wanted content's length, or FILE_LIMIT for a digest; compared as bytes."""
+    if wanted.get("content") is not None:
+        want = wanted["content"].encode("utf-8")
+        return info.st_size != len(want) or handle.read(len(want)) != want
+    if wanted.get("sha256"):
+        if info.st_size > FILE_LIMIT:
+            return True
+        digest = hashlib.sha256()
+        for chunk in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(chunk)
+        return digest.hexdigest() != wanted["sha256"].lower()
+    return False
+
+
+def _lines(handle, info, path):
+    if info.st_size > FILE_LIMIT:
+        return None, "%s is %s, more than a file this role writes" % (path, _host_files.size_text(info.st_size))
+    try:
+        return handle.read(info.st_size).decode("utf-8").splitlines(), None
+    except UnicodeDecodeError:
+        return None, "%s is not UTF-8 text" % path
+
+
 def file_owes(wanted, info=None):
     """What is owed for one file: ``{path, content?, sha256?, lines?, mode?, owner?, group?}``.
 
     ``content`` must be the whole text, ``sha256`` the SHA-256 of its bytes (hex: for a text that holds a
     secret, which then never travels), ``lines`` lines the file must hold among others; without any of them,
-    the file must only exist. With ``info`` (its stat), only the mode and owner are read. Only a regular file
-    is read, and no further than the size it had when opened: a FIFO, a device or a file that grows while it is
-    read cannot hold the module.
+    the file must only exist. With ``info`` (its stat), only the mode and owner are read. The path is opened
+    without following a link (a link where the role writes a file is drift: its copy would replace the link);
+    only a regular file is read, and no further than the wanted content (a FIFO, a device or a sparse file of
+    gigabytes cannot hold the module).
     """
     path = wanted["path"]
-    data = b""
-    try:
-        if info is None:
-            # O_NONBLOCK: opening a FIFO without a writer returns at once; the type is read from what was opened.
-            with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-                info = os.fstat(handle.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    return ["%s is not a regular file" % path]
-                data = handle.read(info.st_size + 1)
-    except OSError:
-        return ["%s is missing" % path]
-    text = data.decode("utf-8", "replace")
     owes = []
-    if (wanted.get("content") is not None and text != wanted["content"]
-            or wanted.get("sha256") and hashlib.sha256(data).hexdigest() != wanted["sha256"].lower()):
-        owes.append("%s differs from its template" % path)
-    missing = [line for line in wanted.get("lines") or [] if line not in text.splitlines()]
-    if missing:
-        owes.append("%s lacks %s" % (path, "; ".join(missing)))
+    if info is None:
+        try:
+            with _host_files.open_regular(path) as (handle, info):
+                if handle is None:
+                    return ["%s is missing" % path]
+                if _content_differs(handle, info, wanted):
+                    owes.append("%s differs from its template" % path)
+                if wanted.get("lines"):
+                    handle.seek(0)
+                    have, problem = _lines(handle, info, path)
+                    missing = [line for line in wanted["lines"] if have is None or line not in have]
+                    owes.extend([problem] if problem else ["%s lacks %s" % (path, "; ".join(missing))] if missing else [])
+        except _host_files.HostFileError as exc:
+            return [str(exc)]
+        except OSError as exc:
+            return ["%s cannot be read: %s" % (path, exc.strerror)]
     if wanted.get("mode") and stat.S_IMODE(info.st_mode) != int(str(wanted["mode"]), 8):
         owes.append("%s has mode %04o, not %s" % (path, stat.S_IMODE(info.st_mode), wanted["mode"]))
     user, group = _owner(info.st_uid, info.st_gid)
@@ -158,12 +188,21 @@ def _canonical(name):
 
 
 def python_package_version(venv, name):
-    """The version of the distribution ``name`` installed in ``venv`` (from its .dist-info), or None."""
+    """The version of the distribution ``name`` installed in ``venv`` (from its .dist-info), or None. A
+    ``site-packages`` that is not a directory holds nothing; a name that is not UTF-8 is shown escaped."""
     wanted = _canonical(name)
     for site in sorted(glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))):
-        for entry in os.listdir(site):
+        try:
+            entries = os.listdir(site) if os.path.isdir(site) else []
+        except OSError:
+            entries = []
+        for entry in entries:
             if entry.endswith(".dist-info") and _canonical(entry[:-len(".dist-info")].rsplit("-", 1)[0]) == wanted:
-                return entry[:-len(".dist-info")].rsplit("-", 1)[1]
+                version = entry[:-len(".dist-info")].rsplit("-", 1)[-1]
+                try:
+                    return version.encode("utf-8").decode("utf-8")
+                except UnicodeEncodeError:
+                    return ascii(version)
     return None
 
 

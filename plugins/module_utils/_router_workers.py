@@ -15,40 +15,78 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import Client, HttpError, json_answer, shown
+
+CALL_TIMEOUT = 10
+# A router lists one entry per worker: a fleet's answer is kilobytes.
+ANSWER_LIMIT = 4 * 1024 * 1024
+
 
 class RouterError(Exception):
-    """The router cannot be used: unreachable, refusing the key, or not knowing a worker."""
+    """The router cannot be used: unreachable, refusing the key, not knowing a worker, or answering what its
+    API does not answer."""
+
+
+def _checked_workers(answer, url):
+    """[{id, url, is_healthy, model_id}] from a GET /workers answer, each field of the type the API gives."""
+    listed = answer.get("workers", _MISSING)
+    if not isinstance(listed, list):
+        raise RouterError("%s answered an object whose workers is %s, not a list" % (url, _kind(listed)))
+    workers = []
+    for index, worker in enumerate(listed):
+        if not isinstance(worker, dict):
+            raise RouterError("%s answered a worker (#%d) that is %s, not an object" % (url, index, _kind(worker)))
+        for key, types in (("id", (str,)), ("url", (str,)), ("is_healthy", (bool,)), ("model_id", (str, type(None)))):
+            if not isinstance(worker.get(key, _MISSING), types):
+                raise RouterError("%s answered a worker (#%d) whose %s is %s"
+                                  % (url, index, key, _kind(worker.get(key, _MISSING))))
+        workers.append(dict((key, worker.get(key)) for key in ("id", "url", "is_healthy", "model_id")))
+    return workers
+
+
+_MISSING = object()
+
+
+def _kind(value):
+    return "missing" if value is _MISSING else json.dumps(value)[:60]
 
 
 class RouterClient(object):
-    """Calls to one router. ``request(method, url, body, headers) -> (status, text)`` does the I/O."""
+    """Calls to one router through the collection's HTTP client: the key never leaves the router's origin (a
+    redirect elsewhere is refused), one deadline per call, answers capped and checked before use."""
 
-    def __init__(self, base_url, key, request):
+    def __init__(self, base_url, key, client=None, timeout=CALL_TIMEOUT):
         self.base_url = base_url.rstrip("/")
-        self.headers = {"Authorization": "Bearer " + key} if key else {}
-        self.request = request
+        try:
+            self.client = client or Client(self.base_url, key, timeout=timeout, cross_origin="refuse")
+        except HttpError as exc:
+            raise RouterError("the router URL %s" % exc)
 
     def _call(self, method, path, body=None):
-        headers = dict(self.headers)
-        if body is not None:
-            headers["Content-Type"] = "application/json"
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        url = shown(self.base_url + path)
         try:
-            status, text = self.request(method, self.base_url + path, None if body is None else json.dumps(body),
-                                        headers)
-        except (OSError, ValueError) as exc:  # refused, unreachable, timed out
-            raise RouterError("the router at %s cannot be reached: %s" % (self.base_url, exc))
+            status, data = self.client.call(method, path, None if body is None else json.dumps(body).encode(),
+                                            headers, limit=ANSWER_LIMIT)
+        except HttpError as exc:  # refused, unreachable, timed out, redirected elsewhere, too long
+            raise RouterError("the router at %s cannot be used: %s" % (self.base_url, exc))
         if status == 401:
             raise RouterError("the router at %s refuses the key (401 on %s %s): give the router's control-plane key "
                               "(or, without one, its API key)" % (self.base_url, method, path))
         if status >= 400:
             raise RouterError("the router at %s answered %s %s with %d: %s"
-                              % (self.base_url, method, path, status, text[:300]))
-        return json.loads(text) if text else {}
+                              % (self.base_url, method, path, status, data[:300].decode("utf-8", "replace")))
+        if not data.strip():
+            return {}
+        try:
+            return json_answer(data, url)
+        except HttpError as exc:
+            raise RouterError("the router at %s answered %s %s with HTTP %d, but %s" % (
+                self.base_url, method, path, status, exc))
 
     def workers(self):
         """[{id, url, is_healthy, model_id}], as registered."""
-        return [dict((key, worker.get(key)) for key in ("id", "url", "is_healthy", "model_id"))
-                for worker in self._call("GET", "/workers").get("workers", [])]
+        return _checked_workers(self._call("GET", "/workers"), shown(self.base_url + "/workers"))
 
     def add(self, url, worker_api_key=None):
         body = {"url": url}

@@ -9,10 +9,61 @@ From SGLang 0.5.9's ``srt/utils/hf_transformers_utils.py`` (``get_hf_text_config
 
 from __future__ import annotations
 
+import json
+
 # SGLang's CONTEXT_LENGTH_KEYS: the first one a config sets is the context length.
 CONTEXT_LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
                        "max_position_embeddings")
 DEFAULT_CONTEXT_LENGTH = 2048
+
+
+TEXT_CONFIG_KEYS = ("text_config", "llm_config", "language_config")
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _shown(value):
+    return json.dumps(value)[:60]
+
+
+def _text_problem(text, where):
+    if not isinstance(text, dict):
+        return "%s is %s, not an object" % (where, _shown(text))
+    rope = text.get("rope_scaling")
+    if rope is not None and not isinstance(rope, dict):
+        return "%s.rope_scaling is %s, not an object" % (where, _shown(rope))
+    if rope and "factor" in rope and not (_number(rope["factor"]) and 0 < rope["factor"] <= 2 ** 20):
+        return "%s.rope_scaling.factor is %s, not a scaling factor" % (where, _shown(rope["factor"]))
+    if rope and not isinstance(rope.get("rope_type", ""), str):
+        return "%s.rope_scaling.rope_type is %s, not a string" % (where, _shown(rope["rope_type"]))
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is not None and not (_number(value) and 0 < value < 2 ** 40):
+            return "%s.%s is %s, not a positive number of tokens" % (where, key, _shown(value))
+    return None
+
+
+def config_problem(config):
+    """What in a parsed config.json is not of the type SGLang reads it as (one sentence), or None.
+
+    Checks what ``text_config``, ``context_length`` and ``is_eagle3_draft`` read, so that they never meet a
+    value of another type."""
+    if not isinstance(config, dict):
+        return "the config is %s, not an object" % _shown(config)
+    architectures = config.get("architectures")
+    if architectures is not None and not (isinstance(architectures, list)
+                                          and all(isinstance(name, str) for name in architectures)):
+        return "architectures is %s, not a list of class names" % _shown(architectures)
+    for key in TEXT_CONFIG_KEYS + ("thinker_config",):
+        if key in config and not isinstance(config[key], dict):
+            return "%s is %s, not an object" % (key, _shown(config[key]))
+    thinker = config.get("thinker_config") or {}
+    if "text_config" in thinker and not isinstance(thinker["text_config"], dict):
+        return "thinker_config.text_config is %s, not an object" % _shown(thinker["text_config"])
+    text = text_config(config)
+    return _text_problem(text, "the text config" if text is not config else "the config")
 
 
 def text_config(config):
@@ -20,7 +71,7 @@ def text_config(config):
     architectures = config.get("architectures") or []
     if architectures and architectures[0].startswith("Llava") and architectures[0].endswith("ForCausalLM"):
         return config
-    for key in ("text_config", "llm_config", "language_config"):
+    for key in TEXT_CONFIG_KEYS:
         if key in config:
             return config[key]
     if "thinker_config" in config:
@@ -33,7 +84,7 @@ def context_length(config):
     """The context length SGLang derives from ``config`` (a config.json as a dict), in tokens.
 
     A rope scaling factor multiplies it, except with ``original_max_position_embeddings`` or
-    the ``llama3`` rope type.
+    the ``llama3`` rope type. ``config`` is one that ``config_problem`` passed.
     """
     text = text_config(config)
     rope = text.get("rope_scaling") or {}

@@ -16,14 +16,23 @@ import glob
 import json
 import os
 import shlex
-import shutil
-import tempfile
 import time
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _host_files
+from ansible_collections.gpufleet.sglang.plugins.module_utils._host_files import HostFileError
 
 # Recorded by every swap and forgotten by settle: a run that dies between the swap and the restart
 # leaves live settings the running server does not have yet, and the next run must still restart it.
 SWAPPED = "settings swapped in, not yet restarted with them"
 DRAFT_FLAG = "--speculative-draft-model-path"
+RESET = "sglang_reset_damaged_records=true"
+# What a damaged record is read as with RESET: the safe side (a restart owed; out of the routers, so that the
+# batch puts the server back in every one).
+DAMAGED_RESTART = "a restart owed (its record was damaged)"
+
+
+class SettingsError(Exception):
+    """A file of the server's settings that cannot be used; the message names it and what to do."""
 
 
 class Layout(object):
@@ -32,8 +41,12 @@ class Layout(object):
     ``settings_dir/staged`` and ``settings_dir/previous``, the records of a restart owed and of the
     server having left the routers to ``settings_dir/staged/<instance>.restart`` and ``.left``."""
 
-    def __init__(self, instance, settings_dir="/etc/sglang", unit_dir="/etc/systemd/system"):
+    def __init__(self, instance, settings_dir="/etc/sglang", unit_dir="/etc/systemd/system", reset_damaged=False):
         self.instance = instance
+        # With reset_damaged, a damaged record reads as its safe meaning (and repair() writes that), a unit whose
+        # ExecStart cannot be split as naming nothing; ``damaged`` lists what was read so.
+        self.reset_damaged = reset_damaged
+        self.damaged = []
         self.settings_dir = settings_dir
         self.unit_dir = unit_dir
         self.unit = "sglang-%s.service" % instance
@@ -74,23 +87,74 @@ def read_text(path):
 
 
 def _read(path):
+    """The bytes of one of the server's files, or None; a file that is not one the collection writes (a link,
+    a FIFO, a directory, larger than any settings file) raises SettingsError naming it."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
+        return _host_files.read(path, _host_files.SETTINGS_LIMIT, "server settings file")
+    except HostFileError as exc:
+        raise SettingsError("%s. The collection writes this file as a regular file: remove what is there (the next "
+                            "run writes it again from the inventory)" % exc) from None
+
+
+_RECORDS = {
+    "marker": ("the restarts this server owes", list, [DAMAGED_RESTART]),
+    "left_record": ("that this server left the routers", dict, {"since": "an earlier run (its record was damaged)",
+                                                               "routers": []}),
+}
+
+
+def _record(layout, attribute):
+    """The parsed record at ``layout.<attribute>``, None when there is none; a damaged one (not the JSON this
+    module writes) raises SettingsError saying how to go on, or with ``reset_damaged`` reads as its safe meaning."""
+    path = getattr(layout, attribute)
+    what, kind, safe = _RECORDS[attribute]
+    try:
+        value = _host_files.read_json(path, _host_files.RECORD_LIMIT, "record", expect=kind)
+        if value is not None and not _record_shape(value):
+            raise HostFileError("%s does not hold the fields this collection writes" % path)
+    except HostFileError as exc:
+        if layout.reset_damaged:
+            layout.damaged.append(path)
+            return safe
+        raise SettingsError("%s is damaged (%s); it records %s. Run again with -e %s to replace it with its safe "
+                            "meaning (%s), or remove the file" % (
+                                path, exc, what, RESET, "a restart owed" if kind is list else
+                                "out of every router, which the batch puts it back into")) from None
+    return value
+
+
+def _record_shape(value):
+    if isinstance(value, list):
+        return all(isinstance(reason, str) for reason in value)
+    return (isinstance(value.get("since"), str) and isinstance(value.get("routers"), list)
+            and all(isinstance(router, str) for router in value["routers"]))
+
+
+def _write_record(path, value):
+    _host_files.write(path, json.dumps(value).encode(), mode=0o600)
 
 
 def owed_reasons(layout):
-    data = _read(layout.marker)
-    return json.loads(data) if data else []
+    return _record(layout, "marker") or []
+
+
+def repair(layout):
+    """Write the safe meaning of each damaged record read so far (``reset_damaged``). Returns their paths."""
+    for path in layout.damaged:
+        attribute = "marker" if path == layout.marker else "left_record"
+        _write_record(path, _RECORDS[attribute][2])
+    return list(layout.damaged)
 
 
 def differing(layout):
     """The file names whose staged copy differs from the live one (a staged file that is missing
     differs only when a live one exists: nothing was staged for it yet)."""
-    return [name for name in sorted(layout.live)
-            if _read(layout.staged(name)) is not None and _read(layout.staged(name)) != _read(layout.live[name])]
+    names = []
+    for name in sorted(layout.live):
+        staged = _read(layout.staged(name))
+        if staged is not None and staged != _read(layout.live[name]):
+            names.append(name)
+    return names
 
 
 def beyond_draft(layout, would_stage=()):
@@ -100,8 +164,8 @@ def beyond_draft(layout, would_stage=()):
     names = []
     for name in differing(layout):
         if name == layout.unit:
-            staged_draft = unit_flag(layout.staged(name), DRAFT_FLAG)
-            live_draft = unit_flag(layout.live[name], DRAFT_FLAG)
+            staged_draft = unit_flag(layout.staged(name), DRAFT_FLAG, layout.reset_damaged)
+            live_draft = unit_flag(layout.live[name], DRAFT_FLAG, layout.reset_damaged)
             text = read_text(layout.staged(name))
             if staged_draft and live_draft:
                 text = text.replace(staged_draft, live_draft)
@@ -111,26 +175,34 @@ def beyond_draft(layout, would_stage=()):
     return names + [name for name in would_stage if name != layout.unit and name not in names]
 
 
-def exec_start(path):
-    """The words of the unit's ExecStart (continuation lines joined), or []."""
+def exec_start(path, reset_damaged=False):
+    """The words of the unit's ExecStart (continuation lines joined), or []. An ExecStart that cannot be split
+    into words raises SettingsError (with ``reset_damaged``: [], a unit that names nothing)."""
     text = read_text(path).replace("\\\n", " ")
     for line in text.splitlines():
         if line.startswith("ExecStart="):
-            return shlex.split(line[len("ExecStart="):].lstrip("@-:+!"))
+            try:
+                return shlex.split(line[len("ExecStart="):].lstrip("@-:+!"))
+            except ValueError as exc:
+                if reset_damaged:
+                    return []
+                raise SettingsError("%s: its ExecStart cannot be split into words (%s). Remove the unit (the next "
+                                    "run writes it again from the inventory), or run again with -e %s"
+                                    % (path, exc, RESET)) from None
     return []
 
 
-def unit_venv(path):
+def unit_venv(path, reset_damaged=False):
     """The venv of the unit's ExecStart (``<venv>/bin/python -m ...``), or None."""
-    words = exec_start(path)
+    words = exec_start(path, reset_damaged)
     if words and os.path.basename(os.path.dirname(words[0])) == "bin":
         return os.path.dirname(os.path.dirname(words[0]))
     return None
 
 
-def unit_flag(path, flag):
+def unit_flag(path, flag, reset_damaged=False):
     """The value of ``--flag value`` in the unit's ExecStart, or None."""
-    words = exec_start(path)
+    words = exec_start(path, reset_damaged)
     return words[words.index(flag) + 1] if flag in words[:-1] else None
 
 
@@ -138,13 +210,12 @@ def port_users(layout, port):
     """The other instances' live units whose ExecStart passes ``--port <port>``."""
     others = sorted(glob.glob(os.path.join(os.path.dirname(layout.live[layout.unit]), "sglang-*.service")))
     return [os.path.basename(path) for path in others
-            if os.path.basename(path) != layout.unit and unit_flag(path, "--port") == str(port)]
+            if os.path.basename(path) != layout.unit and unit_flag(path, "--port", layout.reset_damaged) == str(port)]
 
 
 def left_routers(layout):
     """When and from which routers the server left (``{since, routers}``), or None while it is in them."""
-    data = _read(layout.left_record)
-    return json.loads(data) if data else None
+    return _record(layout, "left_record")
 
 
 def inspect(layout, would_stage=(), venv=None, port=None):
@@ -161,11 +232,11 @@ def inspect(layout, would_stage=(), venv=None, port=None):
         "beyond_draft": beyond_draft(layout, would_stage),
         "owed": reasons,
         "left": left,
-        "live_venv": unit_venv(layout.live[layout.unit]),
-        "staged_venv": unit_venv(layout.staged(layout.unit)),
-        "previous_venv": unit_venv(layout.previous(layout.unit)),
-        "live_draft": unit_flag(layout.live[layout.unit], DRAFT_FLAG),
-        "live_model": unit_flag(layout.live[layout.unit], "--model-path"),
+        "live_venv": unit_venv(layout.live[layout.unit], layout.reset_damaged),
+        "staged_venv": unit_venv(layout.staged(layout.unit), layout.reset_damaged),
+        "previous_venv": unit_venv(layout.previous(layout.unit), layout.reset_damaged),
+        "live_draft": unit_flag(layout.live[layout.unit], DRAFT_FLAG, layout.reset_damaged),
+        "live_model": unit_flag(layout.live[layout.unit], "--model-path", layout.reset_damaged),
         "has_previous": os.path.isdir(layout.previous_dir) and bool(os.listdir(layout.previous_dir)),
     }
     if venv is not None:
@@ -193,27 +264,17 @@ def what_is_owed(state, active_state):
 
 
 def _copy(source, dest):
-    """Copy ``source`` over ``dest`` atomically, with the source's mode and owner."""
-    info = os.stat(source)
-    directory = os.path.dirname(dest)
-    handle, temp = tempfile.mkstemp(prefix=".gpufleet-", dir=directory)
-    os.close(handle)
-    try:
-        shutil.copyfile(source, temp)
-        os.chmod(temp, info.st_mode & 0o7777)
-        if os.geteuid() == 0:
-            os.chown(temp, info.st_uid, info.st_gid)
-        os.replace(temp, dest)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    """Copy ``source`` over ``dest`` atomically, with the source's mode and owner (see _host_files.write)."""
+    data = _read(source)
+    info = os.lstat(source)
+    _host_files.write(dest, data, mode=info.st_mode & 0o7777, owner=(info.st_uid, info.st_gid))
 
 
 def _put(source, dest):
     """``dest`` becomes what ``source`` is: a copy, or absent when ``source`` does not exist."""
-    if os.path.exists(source):
+    if _read(source) is not None:
         _copy(source, dest)
-    elif os.path.exists(dest):
+    elif os.path.lexists(dest):
         os.unlink(dest)
 
 
@@ -271,9 +332,7 @@ def owe(layout, reason, venv=None):
     reasons = owed_reasons(layout)
     if not os.path.isdir(layout.staged_dir):
         os.makedirs(layout.staged_dir, mode=0o700)
-    with open(layout.marker + ".tmp", "w") as handle:
-        json.dump(reasons + [reason], handle)
-    os.replace(layout.marker + ".tmp", layout.marker)
+    _write_record(layout.marker, reasons + [reason])
     return True
 
 
@@ -284,9 +343,7 @@ def settle(layout, reason=None):
     if left == reasons:
         return False
     if left:
-        with open(layout.marker + ".tmp", "w") as handle:
-            json.dump(left, handle)
-        os.replace(layout.marker + ".tmp", layout.marker)
+        _write_record(layout.marker, left)
     else:
         os.unlink(layout.marker)
     return True
@@ -300,9 +357,7 @@ def leave(layout, routers, now=None):
     if not os.path.isdir(layout.staged_dir):
         os.makedirs(layout.staged_dir, mode=0o700)
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if now is None else now))
-    with open(layout.left_record + ".tmp", "w") as handle:
-        json.dump({"since": since, "routers": sorted(routers)}, handle)
-    os.replace(layout.left_record + ".tmp", layout.left_record)
+    _write_record(layout.left_record, {"since": since, "routers": sorted(routers)})
     return True
 
 

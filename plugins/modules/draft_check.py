@@ -75,12 +75,11 @@ context_length:
   sample: 131072
 """
 
-import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils import _sglang_config
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _host_files, _sglang_config
 
 
 def main():
@@ -96,13 +95,17 @@ def main():
     params = module.params
     config_path = os.path.join(params["path"], "config.json")
     result = dict(changed=False, found=False, eagle3=False, architectures=[], context_length=None)
-    if not os.path.exists(config_path):
-        module.exit_json(**result)
     try:
-        with open(config_path) as handle:
-            config = json.load(handle)
-    except (OSError, ValueError) as exc:
-        module.fail_json(msg="%s cannot be read as JSON: %s" % (config_path, exc), **result)
+        config = _host_files.read_json(config_path, _host_files.CONFIG_LIMIT, "config.json")
+    except _host_files.HostFileError as exc:
+        module.fail_json(msg="The draft's %s. Nothing was stopped: stage the draft again (it comes from a mirror, "
+                         "and what it holds is not a model's config)." % exc, **result)
+    if config is None:
+        module.exit_json(**result)
+    problem = _sglang_config.config_problem(config)
+    if problem:
+        module.fail_json(msg="The draft's %s is not a config SGLang can load: %s. Nothing was stopped: stage a "
+                         "draft whose config.json is a model's." % (config_path, problem), **result)
     result.update(found=True, eagle3=_sglang_config.is_eagle3_draft(config),
                   architectures=list(config.get("architectures") or []),
                   context_length=_sglang_config.context_length(config))

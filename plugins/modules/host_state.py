@@ -34,6 +34,10 @@ options:
   files:
     description:
       - Files that must exist, with the given content, lines, mode and owner.
+      - Each is opened without following a link and read only as a regular file, no further than the wanted
+        content (a digest or lines: at most 16 MiB), and compared as bytes. A link, a directory, a FIFO or a device
+        at the path is owed (V(... is a symbolic link, not a regular file), V(... is not a regular file)): the
+        role's copy replaces it.
     type: list
     elements: dict
     default: []
@@ -175,6 +179,14 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
+    named = ([("files", item.get("path")) for item in params["files"]]
+             + [("directories", item.get("path")) for item in params["directories"]]
+             + [("absent", path) for path in params["absent"]]
+             + [("python_packages", item.get("venv")) for item in params["python_packages"]])
+    for option, path in named:
+        if path and "\0" in path:
+            module.fail_json(msg="%s names a path with a NUL byte (%r): no file can have that name; fix the variable "
+                             "that gives it" % (option, path))
     installed = {}
     wanted = list(params["packages"]) + sorted(set(params["versions"]) - set(params["packages"]))
     if wanted:

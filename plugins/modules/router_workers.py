@@ -18,6 +18,10 @@ description:
   - Fails with what the router has registered when it cannot be reached, refuses the key, or, with
     O(require_registered), does not know a worker; in check mode too, so that a drain can be checked on every
     router before any server stops.
+  - The router is outside data. A redirect to another origin is refused (the key is never sent there); each call
+    has one deadline for its connection and its whole answer (10 seconds, or O(timeout) when shorter); an answer
+    is read up to 4 MiB and checked against the shape of the worker API before it is used; what is not fails the
+    task naming the URL and what was wrong.
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
@@ -55,7 +59,8 @@ options:
     type: bool
     default: false
   timeout:
-    description: Seconds to wait for the router to carry the change out (and for the health check).
+    description: Seconds to wait for the router to carry the change out (and for the health check); also bounds
+      each call.
     type: int
     default: 60
 attributes:
@@ -107,24 +112,15 @@ workers:
 """
 
 import time
-from urllib.error import HTTPError
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.urls import open_url
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._router_workers import (
+    CALL_TIMEOUT,
     RouterClient,
     RouterError,
     reconcile,
 )
-
-
-def http_request(method, url, body, headers):
-    try:
-        response = open_url(url, method=method, data=body, headers=headers, timeout=10, validate_certs=True)
-        return response.getcode(), response.read().decode()
-    except HTTPError as exc:
-        return exc.code, exc.read().decode(errors="replace")
 
 
 def main():
@@ -143,8 +139,8 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    client = RouterClient(params["url"], params["api_key"], http_request)
     try:
+        client = RouterClient(params["url"], params["api_key"], timeout=min(CALL_TIMEOUT, params["timeout"]))
         result = reconcile(client, params["workers"], state=params["state"], exclusive=params["exclusive"],
                            require_registered=params["require_registered"], worker_api_key=params["worker_api_key"],
                            wait_healthy=params["wait_healthy"], check_mode=module.check_mode,

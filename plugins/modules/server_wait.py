@@ -85,26 +85,30 @@ journal:
   elements: str
 """
 
-import json
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.urls import open_url
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import Client, HttpError, json_answer
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import (
     ServerFailed,
     speculative_summary,
     wait_healthy,
 )
-from ansible_collections.gpufleet.sglang.plugins.module_utils._staged_settings import exec_start
+from ansible_collections.gpufleet.sglang.plugins.module_utils._staged_settings import SettingsError, exec_start
 
 
-def http_status(url, headers=None):
+# /server_info is a few KB; a server that answers more, or takes longer, is not one to wait for.
+INFO_LIMIT = 4 * 1024 * 1024
+
+
+def http_status(client, path):
+    """The HTTP status of GET path, or what kept the server from giving one."""
     try:
-        response = open_url(url, headers=headers or {}, timeout=10)
-        return response.getcode()
-    except Exception as exc:  # pylint: disable=broad-except
-        return getattr(exc, "code", None) or type(exc).__name__
+        return client.call("GET", path, limit=64 * 1024)[0]
+    except HttpError as exc:
+        return str(exc)
 
 
 def main():
@@ -122,6 +126,11 @@ def main():
     )
     params = module.params
     base = params["url"].rstrip("/")
+    try:
+        probe = Client(base, timeout=10, cross_origin="refuse")
+        reader = Client(base, params["api_key"], timeout=30, cross_origin="refuse")
+    except HttpError as exc:
+        module.fail_json(msg="url: %s" % exc)
     systemctl = module.get_bin_path("systemctl", required=True)
 
     def unit_state():
@@ -130,7 +139,7 @@ def main():
         return values.get("ActiveState", "unknown"), int(values.get("NRestarts") or 0)
 
     try:
-        elapsed = wait_healthy(lambda: http_status(base + "/health_generate"), unit_state, time.monotonic,
+        elapsed = wait_healthy(lambda: http_status(probe, "/health_generate"), unit_state, time.monotonic,
                                time.sleep, params["timeout"], params["interval"])
     except ServerFailed as exc:
         journalctl = module.get_bin_path("journalctl")
@@ -142,16 +151,21 @@ def main():
         module.fail_json(msg="%s at %s: %s. Last lines of its journal:\n%s" % (
             params["unit"], base, exc, "\n".join(journal)), journal=journal)
 
-    headers = {"Authorization": "Bearer " + params["api_key"]} if params["api_key"] else {}
     try:
-        server_info = json.loads(open_url(base + "/server_info", headers=headers, timeout=30).read())
-    except Exception as exc:  # pylint: disable=broad-except
+        status, body = reader.call("GET", "/server_info", limit=INFO_LIMIT)
+        if status != 200:
+            raise HttpError("%s/server_info answered HTTP %d" % (base, status))
+        server_info = json_answer(body, base + "/server_info")
+    except HttpError as exc:
         module.fail_json(msg="%s is healthy but %s/server_info could not be read: %s" % (params["unit"], base, exc))
     elapsed = round(elapsed, 1)
     argv = None
     if params["check_unit"]:
         rc, out, err = module.run_command([systemctl, "show", "-p", "FragmentPath", "--value", params["unit"]])
-        argv = exec_start(out.strip()) if out.strip() else []
+        try:
+            argv = exec_start(out.strip()) if out.strip() else []
+        except SettingsError as exc:
+            module.fail_json(msg="%s is healthy, but its unit cannot be compared: %s" % (params["unit"], exc))
     summary, mismatch = speculative_summary(params["unit"], server_info, argv)
     if mismatch:
         module.fail_json(msg=mismatch, server_info=server_info, elapsed=elapsed)

@@ -73,6 +73,18 @@ options:
     description: The directory of the live unit.
     type: path
     default: /etc/systemd/system
+  reset_damaged_records:
+    description:
+      - A record that is not the JSON this module writes (hand-edited, cut short by a full disk) fails the task by
+        default, naming the file. With V(true), it is read as its safe meaning and written so (RV(repaired)):
+        a damaged C(.restart) as a restart owed, a damaged C(.left) as a server out of every router, which its
+        batch puts back. A unit whose C(ExecStart) cannot be split into words is read as naming no venv, model or
+        draft (its staged copy differs, so the swap replaces it).
+      - Every file is read without following a link, as a regular file of at most 1 MiB (a record: 64 KiB); what
+        is not fails the task naming it, and nothing is written.
+    type: bool
+    default: false
+    version_added: 0.2.2
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying the target.
@@ -205,6 +217,12 @@ owes:
   type: list
   elements: str
   sample: [sglang-kimi-k25.service, out of the routers since 2026-12-04T18:20:00Z]
+repaired:
+  description: The damaged records replaced by their safe meaning (O(reset_damaged_records); in check mode, would be).
+  returned: always
+  type: list
+  elements: str
+  version_added: 0.2.2
 files:
   description: The files O(state=swap) or O(state=rollback) made live (or would, in check mode).
   returned: always
@@ -215,6 +233,7 @@ files:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _staged_settings as staged
+from ansible_collections.gpufleet.sglang.plugins.module_utils._host_files import HostFileError
 
 
 def _diff(layout, after):
@@ -236,12 +255,24 @@ def main():
             port=dict(type="int"),
             settings_dir=dict(type="path", default="/etc/sglang"),
             unit_dir=dict(type="path", default="/etc/systemd/system"),
+            reset_damaged_records=dict(type="bool", default=False),
         ),
         required_if=[("state", "owe", ["reason"])],
         supports_check_mode=True,
     )
     params = module.params
-    layout = staged.Layout(params["instance"], params["settings_dir"], params["unit_dir"])
+    layout = staged.Layout(params["instance"], params["settings_dir"], params["unit_dir"],
+                           params["reset_damaged_records"])
+    try:
+        result = act(module, layout)
+    except (staged.SettingsError, HostFileError, OSError) as exc:
+        module.fail_json(msg="%s. Nothing else was changed." % exc)
+    module.exit_json(**result)
+
+
+def act(module, layout):
+    """What the state asks, done (in check mode, only said); the result."""
+    params = module.params
     state = params["state"]
     probe = dict(venv=params["venv"], port=params["port"]) if state == "inspect" else {}
     result = dict(staged.inspect(layout, params["would_stage"], **probe), changed=False, files=[], active_state="")
@@ -260,7 +291,7 @@ def main():
         result["files"] = staged.to_roll_back(layout) if staged.unconfirmed(layout) else []
         diff = _diff(layout, layout.previous(layout.unit))
         rolled_to = layout.previous(layout.unit) if result["files"] else layout.live[layout.unit]
-        result["draft"] = staged.unit_flag(rolled_to, staged.DRAFT_FLAG)
+        result["draft"] = staged.unit_flag(rolled_to, staged.DRAFT_FLAG, layout.reset_damaged)
         if result["files"] and not module.check_mode:
             staged.rollback(layout)
     elif state == "owe":
@@ -287,7 +318,12 @@ def main():
         result["changed"] = True
         if module._diff:
             result["diff"] = diff
-    module.exit_json(**result)
+    result["repaired"] = layout.damaged
+    if layout.damaged:
+        result["changed"] = True
+        if not module.check_mode:
+            staged.repair(layout)
+    return result
 
 
 if __name__ == "__main__":

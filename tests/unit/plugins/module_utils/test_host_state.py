@@ -119,4 +119,4 @@ def test_a_fifo_and_a_device_cannot_hold_the_read(tmp_path):
     os.mkfifo(str(fifo))
     os.symlink("/dev/zero", str(zero))
     assert file_owes({"path": str(fifo), "content": "x"}) == ["%s is not a regular file" % fifo]
-    assert file_owes({"path": str(zero), "sha256": "0" * 64}) == ["%s is not a regular file" % zero]
+    assert file_owes({"path": str(zero), "sha256": "0" * 64}) == ["%s is a symbolic link, not a regular file" % zero]

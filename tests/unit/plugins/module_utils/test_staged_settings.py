@@ -5,6 +5,7 @@ import os
 import pytest
 
 from gpufleet_testlib.staged import make_layout, stage
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _host_files
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _staged_settings as staged
 
 
@@ -81,13 +82,13 @@ def test_a_failed_copy_leaves_the_live_file_as_it_was(layout, monkeypatch):
     staged.swap(layout)
     stage(layout, env="A=2\n")
 
-    def broken(source, dest):
+    def broken(descriptor):
         raise OSError("disk full")
-    monkeypatch.setattr(staged.shutil, "copyfile", broken)
+    monkeypatch.setattr(_host_files.os, "fsync", broken)
     with pytest.raises(OSError):
         staged.swap(layout)
     assert live_text(layout, "kimi-k25.env") == "A=1\n"
-    assert [name for name in os.listdir(os.path.dirname(layout.live["kimi-k25.env"])) if name.startswith(".gpufleet-")] == []
+    assert [name for name in os.listdir(os.path.dirname(layout.live["kimi-k25.env"])) if ".gpufleet-" in name] == []
 
 
 def test_code_changed_in_a_venv_no_server_runs_owes_nothing(layout):
