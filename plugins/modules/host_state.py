@@ -35,9 +35,9 @@ options:
     description:
       - Files that must exist, with the given content, lines, mode and owner.
       - Each is opened without following a link and read only as a regular file, no further than the wanted
-        content (a digest or lines: at most 16 MiB), and compared as bytes. A link, a directory, a FIFO or a device
-        at the path is owed (V(... is a symbolic link, not a regular file), V(... is not a regular file)): the
-        role's copy replaces it.
+        content (for a digest or lines, at most 16 MiB), and compared as bytes. A link, a directory, a FIFO or a
+        device at the path is owed, as V(... is a symbolic link, not a regular file) or V(... is not a regular
+        file), since the role's copy replaces it.
     type: list
     elements: dict
     default: []

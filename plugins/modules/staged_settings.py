@@ -76,11 +76,11 @@ options:
   reset_damaged_records:
     description:
       - A record that is not the JSON this module writes (hand-edited, cut short by a full disk) fails the task by
-        default, naming the file. With V(true), it is read as its safe meaning and written so (RV(repaired)):
-        a damaged C(.restart) as a restart owed, a damaged C(.left) as a server out of every router, which its
-        batch puts back. A unit whose C(ExecStart) cannot be split into words is read as naming no venv, model or
+        default, naming the file. With V(true), it is read as its safe meaning and written so (RV(repaired)), a
+        damaged C(.restart) as a restart owed, a damaged C(.left) as a server out of every router, which its batch
+        puts back. A unit whose C(ExecStart) cannot be split into words is read as naming no venv, model or
         draft (its staged copy differs, so the swap replaces it).
-      - Every file is read without following a link, as a regular file of at most 1 MiB (a record: 64 KiB); what
+      - Every file is read without following a link, as a regular file of at most 1 MiB (a record, 64 KiB); what
         is not fails the task naming it, and nothing is written.
     type: bool
     default: false

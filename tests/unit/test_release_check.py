@@ -59,12 +59,14 @@ def test_an_item_the_changelog_does_not_announce_or_announces_elsewhere_fails(co
 
 
 def test_an_item_new_in_the_version_being_prepared_passes_until_that_version_is_released(copy):
-    # The version being prepared: the next patch release after galaxy.yml's (which may be released already).
+    # The version being prepared: galaxy.yml's while the changelog has not released it (its own new plugins then
+    # stay unreleased too), else the next patch release after it.
     galaxy = (copy / "galaxy.yml").read_text()
-    released = yaml.safe_load(galaxy)["version"]
-    major, minor, patch = (int(part) for part in released.split("."))
-    version = "%d.%d.%d" % (major, minor, patch + 1)
-    (copy / "galaxy.yml").write_text(galaxy.replace("version: %s" % released, "version: %s" % version, 1))
+    current = yaml.safe_load(galaxy)["version"]
+    major, minor, patch = (int(part) for part in current.split("."))
+    released = yaml.safe_load((copy / "changelogs" / "changelog.yaml").read_text())["releases"]
+    version = "%d.%d.%d" % (major, minor, patch + 1) if current in released else current
+    (copy / "galaxy.yml").write_text(galaxy.replace("version: %s" % current, "version: %s" % version, 1))
     source = (copy / "plugins" / "filter" / "fleet_plan.py").read_text()
     (copy / "plugins" / "filter" / "brand_new.py").write_text(
         source.replace("version_added: 0.2.0", "version_added: %s" % version, 1))

@@ -1,5 +1,6 @@
 """What the cuda_driver role leaves on the two hosts (after converge, the reboot and idempotence)."""
 
+import hashlib
 import os
 import re
 
@@ -16,13 +17,24 @@ REPO = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.expanduser("~/.c
 testinfra_hosts = ["gpufleet-cuda-1", "gpufleet-cuda-2"]
 
 
-def test_repository_is_a_deb822_source_signed_by_its_own_key(host):
+URI = "http://gpufleet-cuda-repo:8080/debian12/x86_64/"
+
+
+def key_file(url):
+    """Where the role puts a key given by URL: a file named by the URL's SHA-256."""
+    return "/etc/apt/keyrings/gpufleet-cuda-%s.asc" % hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def assert_signed_by(host, key_url, key_name):
     source = host.file("/etc/apt/sources.list.d/cuda.sources").content_string
-    assert "URIs: http://gpufleet-cuda-repo:8080/debian12/x86_64/" in source
-    assert "Suites: /" in source
-    assert "Signed-By: /etc/apt/keyrings/cuda.asc" in source
-    with open(os.path.join(REPO, "3bf863cc.pub")) as handle:
-        assert host.file("/etc/apt/keyrings/cuda.asc").content_string == handle.read()
+    assert "URIs: " + URI in source and "Suites: /" in source
+    assert "Signed-By: %s\n" % key_file(key_url) in source, source
+    with open(os.path.join(REPO, key_name)) as handle:
+        assert host.file(key_file(key_url)).content_string == handle.read()
+
+
+def test_repository_is_a_deb822_source_signed_by_its_own_key(host):
+    assert_signed_by(host, URI + "3bf863cc.pub", "3bf863cc.pub")
     assert not host.file("/etc/apt/sources.list.d/cuda-debian12-x86_64.list").exists
 
 

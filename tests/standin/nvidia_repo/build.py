@@ -37,6 +37,8 @@ TOOLKITS = (("cuda-toolkit-12-8", "12.8.1-1", "12.8"), ("cuda-toolkit-13-0", "13
 REPOSITORY = "debian12/x86_64"
 ALSO_SERVES = ("debian13/x86_64",)
 KEY_FILE = "3bf863cc.pub"
+# The key the repository rotates to (signed by both): the cuda_driver scenario's key-rotation case.
+ROTATED_KEY_FILE = "rotated-d42d0685.pub"
 DEFAULT_FLEET = "NVIDIA RTX PRO 6000 Blackwell Server Edition, 12.0, 97887 MiB\n" * 8
 PINNED = ("nvidia-driver-cuda nvidia-kernel-open-dkms nvidia-kernel-dkms nvidia-persistenced nvidia-open "
           "cuda-drivers nvidia-fabricmanager libnvsdm")
@@ -167,18 +169,28 @@ def release_file(outdir, names):
 
 
 def sign(outdir):
+    """InRelease and Release.gpg signed by two keys: the repository's (KEY_FILE) and the one it rotates to
+    (ROTATED_KEY_FILE), so that a host trusting either verifies the repository, as during NVIDIA's rotations."""
     home = tempfile.mkdtemp(prefix="gpufleet-gpg-")
     gpg = ["gpg", "--homedir", home, "--batch", "--quiet", "--pinentry-mode", "loopback", "--passphrase", ""]
     try:
-        subprocess.run(gpg + ["--quick-gen-key", "gpufleet.sglang stand-in CUDA repository (throwaway)",
-                              "ed25519", "sign", "never"], check=True)
+        fingerprints = []
+        for name in (KEY_FILE, ROTATED_KEY_FILE):
+            subprocess.run(gpg + ["--quick-gen-key", "gpufleet.sglang stand-in CUDA repository %s (throwaway)" % name,
+                                  "ed25519", "sign", "never"], check=True)
+            listing = subprocess.run(gpg + ["--list-secret-keys", "--with-colons"], check=True, capture_output=True,
+                                     text=True).stdout
+            fingerprints.append([line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:")
+                                 and line.split(":")[9] not in fingerprints][0])
+        signers = [word for fingerprint in fingerprints for word in ("--local-user", fingerprint)]
         release = os.path.join(outdir, "Release")
-        subprocess.run(gpg + ["--clearsign", "-o", os.path.join(outdir, "InRelease"), release], check=True)
-        subprocess.run(gpg + ["--armor", "--detach-sign", "-o", os.path.join(outdir, "Release.gpg"), release],
-                       check=True)
-        key = subprocess.run(gpg + ["--armor", "--export"], check=True, capture_output=True).stdout
-        with open(os.path.join(outdir, KEY_FILE), "wb") as handle:
-            handle.write(key)
+        subprocess.run(gpg + signers + ["--clearsign", "-o", os.path.join(outdir, "InRelease"), release], check=True)
+        subprocess.run(gpg + signers + ["--armor", "--detach-sign", "-o", os.path.join(outdir, "Release.gpg"),
+                                        release], check=True)
+        for name, fingerprint in zip((KEY_FILE, ROTATED_KEY_FILE), fingerprints):
+            key = subprocess.run(gpg + ["--armor", "--export", fingerprint], check=True, capture_output=True).stdout
+            with open(os.path.join(outdir, name), "wb") as handle:
+                handle.write(key)
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -1,0 +1,28 @@
+"""A rotated repository key reaches a converged host (gpufleet-cuda-1 only: one host shows it)."""
+
+from test_cuda_driver import REPO, URI, assert_signed_by, key_file, run_role  # noqa: F401 (REPO: the stand-in)
+
+testinfra_hosts = ["gpufleet-cuda-1"]
+
+
+def test_a_new_key_on_a_converged_host_is_put_in_place_and_trusted_alone(host):
+    """NVIDIA rotated its repository key before: a new cuda_repo_key on a host that owes nothing else must still
+    reach it (the read of the host compares the source's Signed-By), and the old key is no longer what it trusts.
+    The stand-in repository is signed by both keys, as NVIDIA's was during its rotation."""
+    name = host.backend.get_hostname()
+    rotated = URI + "rotated-d42d0685.pub"
+    try:
+        run = run_role(name, {"cuda_repo_key": rotated})
+        assert run.returncode == 0, str(run)
+        assert run.result("Read what the host lacks of the repository, the pin, the packages, the files and the "
+                          "daemons", name)["owes"] == ["/etc/apt/sources.list.d/cuda.sources lacks Signed-By: %s"
+                                                       % key_file(rotated), "%s is missing" % key_file(rotated)]
+        assert_signed_by(host, rotated, "rotated-d42d0685.pub")
+        assert key_file(URI + "3bf863cc.pub") not in host.file("/etc/apt/sources.list.d/cuda.sources").content_string
+        assert host.run("apt-get update").rc == 0
+        again = run_role(name, {"cuda_repo_key": rotated})
+        assert again.returncode == 0 and again.changed(name) == 0, str(again)
+    finally:
+        back = run_role(name, {})
+        assert back.returncode == 0, str(back)
+    assert_signed_by(host, URI + "3bf863cc.pub", "3bf863cc.pub")
