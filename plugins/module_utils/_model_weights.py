@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote, urljoin
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_names as names
-from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import (
-    TransportError, copy_body, origin, shown)
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError as TransportError, origin, shown
+from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import copy_body
 
 MANIFEST = names.MANIFEST
 PARTIAL = names.PARTIAL

@@ -98,8 +98,8 @@ def _read(path):
 
 _RECORDS = {
     "marker": ("the restarts this server owes", list, [DAMAGED_RESTART]),
-    "left_record": ("that this server left the routers", dict, {"since": "an earlier run (its record was damaged)",
-                                                               "routers": []}),
+    "left_record": ("that this server left the routers", dict,
+                    {"since": "an earlier run (its record was damaged)", "routers": []}),
 }
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import time
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils._http import (  # noqa: F401 (names the weights use)
-    API_LIMIT, MAX_REDIRECTS, Client, HttpError as TransportError, origin, shown)
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import API_LIMIT, Client, shown
 
 STALL_BYTES = 64 * 1024
 

@@ -252,7 +252,8 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
-from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub, TransportError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError as TransportError
+from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 
 
 def source(module):

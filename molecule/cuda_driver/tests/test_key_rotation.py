@@ -1,6 +1,6 @@
 """A rotated repository key reaches a converged host (gpufleet-cuda-1 only: one host shows it)."""
 
-from test_cuda_driver import REPO, URI, assert_signed_by, key_file, run_role  # noqa: F401 (REPO: the stand-in)
+from test_cuda_driver import URI, assert_signed_by, key_file, run_role
 
 testinfra_hosts = ["gpufleet-cuda-1"]
 

@@ -13,7 +13,7 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
-from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_http as http
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
 from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 from ansible_collections.gpufleet.sglang.plugins.modules import model_weights
@@ -303,5 +303,5 @@ def test_a_large_file_is_fetched_in_pieces_that_show_progress(hub, tree):
 
 
 def test_a_hub_url_that_is_not_http_is_refused():
-    with pytest.raises(http.TransportError, match="is not an http:// or https:// URL"):
+    with pytest.raises(HttpError, match="is not an http:// or https:// URL"):
         Hub("file:///etc")
