@@ -20,6 +20,7 @@ import os
 import stat
 import tempfile
 
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _host_files
 from ansible_collections.gpufleet.sglang.plugins.module_utils._eagle3_audit import Auditor
 from ansible_collections.gpufleet.sglang.plugins.module_utils._python_classes import file_identity
 
@@ -53,6 +54,9 @@ def _trusted(path):
     return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+# An audit's result with the identities of what it read: kilobytes.
+ENTRY_LIMIT = 16 * 1024 * 1024
+
 class AuditCache(object):
     def __init__(self, directory):
         self.directory = directory
@@ -67,12 +71,11 @@ class AuditCache(object):
         if not (_trusted(self.directory) and _trusted(path)):
             return None
         try:
-            with open(path) as handle:
-                entry = json.load(handle)
+            entry = _host_files.read_json(path, ENTRY_LIMIT, "audit cache entry")
             if any(identity(p) != known for p, known in entry["read"].items()):
                 return None
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        except (_host_files.HostFileError, OSError, KeyError, TypeError, AttributeError):
+            return None  # not an entry this module wrote: audit again, and write it anew
         return entry["result"]
 
     def put(self, query, result, read):

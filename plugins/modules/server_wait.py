@@ -15,6 +15,10 @@ description:
   - Watches the server's systemd unit meanwhile. When the unit fails, stops or restarts, the wait ends at
     once instead of running into the timeout, and the error carries the last lines of the unit's journal.
   - Returns C(/server_info) (the server's arguments and speculative decoding state) once healthy.
+  - The server's answers are outside data. A redirect to another origin is refused (the API key is never sent
+    there); each probe ends within 10 seconds (or O(timeout) when shorter) and C(/server_info) within 30, for the
+    whole answer; C(/server_info) is read up to 4 MiB and must be a JSON object; what is not fails the task
+    naming the URL.
   - With O(check_unit), also fails when the server does not run the speculative configuration its unit's
     C(ExecStart) asks for (C(--speculative-algorithm), C(--speculative-draft-model-path)); a healthy server on
     another draft is not the server that was asked for.
@@ -127,7 +131,7 @@ def main():
     params = module.params
     base = params["url"].rstrip("/")
     try:
-        probe = Client(base, timeout=10, cross_origin="refuse")
+        probe = Client(base, timeout=max(1, min(10, params["timeout"])), cross_origin="refuse")
         reader = Client(base, params["api_key"], timeout=30, cross_origin="refuse")
     except HttpError as exc:
         module.fail_json(msg="url: %s" % exc)

@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from gpufleet_testlib.bounded import MIB, bounded
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _audit_cache as audit_cache
 
 
@@ -65,3 +66,19 @@ def test_the_code_version_hashes_the_audit_source():
 def test_no_cache_dir_audits_every_time_and_writes_nothing(tree, tmp_path):
     assert audit_cache.cached_audit(tree, "srt/models/kimi_k25.py", None, "language_model", "")[1] is False
     assert not os.path.exists(str(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize("entry", [b"[1]", b'{"read": [], "result": {}}', b'{"read": {"x": 1}}', b"{", b"fifo"])
+def test_an_entry_that_is_not_one_this_module_wrote_is_audited_again(tree, tmp_path, entry):
+    """A damaged or planted entry (its directory is root's): audited again and written anew, never an exception."""
+    first, _cached = run(tree, tmp_path / "cache")
+    [name] = [name for name in os.listdir(str(tmp_path / "cache")) if name.endswith(".json")]
+    path = str(tmp_path / "cache" / name)
+    os.unlink(path)
+    if entry == b"fifo":
+        os.mkfifo(path, 0o600)
+    else:
+        with open(path, "wb") as handle:
+            handle.write(entry)
+    result, cached = bounded(lambda: run(tree, tmp_path / "cache"), seconds=60, memory=512 * MIB)
+    assert cached is False and result == first

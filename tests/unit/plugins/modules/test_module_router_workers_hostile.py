@@ -4,62 +4,16 @@ test_module_router_workers.py): the admin key never leaves the router's origin, 
 answer is capped, and an answer of the wrong shape is one sentence."""
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from gpufleet_testlib.bounded import MIB, bounded
+from gpufleet_testlib.hostile_http import Server, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import router_workers
 
 ADMIN_KEY = "admin-key-never-elsewhere"
-
-
-class Server:
-    """answer(handler) writes each response; every request's path and headers are kept."""
-
-    def __init__(self, answer):
-        self.requests = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def _any(self):
-                server.requests.append({"path": self.path, "headers": dict(self.headers)})
-                try:
-                    answer(self)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            do_GET = do_POST = do_DELETE = _any
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.http.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self.http.server_address[1]
-
-    def __enter__(self):
-        threading.Thread(target=self.http.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.http.shutdown()
-        self.http.server_close()
-
-
-def reply(body, status=200, content_type="application/json", length=None):
-    def answer(handler):
-        handler.send_response(status)
-        handler.send_header("Content-Type", content_type)
-        handler.send_header("Content-Length", str(len(body) if length is None else length))
-        handler.end_headers()
-        handler.wfile.write(body)
-    return answer
 
 
 def call(url, timeout=3, **args):

@@ -1,0 +1,55 @@
+"""An HTTP server whose answers each test writes, on loopback: a router, a server or a peer that an attacker
+controls. No real program can be made to answer this way; every well-behaved answer is tested against the real
+one (sglang-router, SGLang, olah).
+
+    with Server(reply(b"[1]")) as router:          # every request gets this answer
+        ... router.url, router.requests (each {path, headers})
+"""
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Server:
+    """answer(handler) writes each response; every request's path and headers are kept."""
+
+    def __init__(self, answer):
+        self.requests = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _any(self):
+                server.requests.append({"path": self.path, "headers": dict(self.headers)})
+                try:
+                    answer(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            do_GET = do_POST = do_DELETE = _any
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.http.server_address[1]
+
+    def __enter__(self):
+        threading.Thread(target=self.http.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+def reply(body, status=200, content_type="application/json", length=None):
+    def answer(handler):
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body) if length is None else length))
+        handler.end_headers()
+        handler.wfile.write(body)
+    return answer
