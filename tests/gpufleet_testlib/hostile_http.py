@@ -53,3 +53,14 @@ def reply(body, status=200, content_type="application/json", length=None):
         handler.end_headers()
         handler.wfile.write(body)
     return answer
+
+
+def flood(mib, status=200, byte=b" "):
+    """An answer that announces and sends ``mib`` MiB (a body too large to read whole)."""
+    def answer(handler):
+        handler.send_response(status)
+        handler.send_header("Content-Length", str(mib * 1024 * 1024))
+        handler.end_headers()
+        for _mib in range(mib):
+            handler.wfile.write(byte * 1024 * 1024)
+    return answer

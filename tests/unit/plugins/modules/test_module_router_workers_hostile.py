@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gpufleet_testlib.bounded import MIB, bounded
-from gpufleet_testlib.hostile_http import Server, reply
+from gpufleet_testlib.hostile_http import Server, flood, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import router_workers
 
@@ -65,14 +65,7 @@ def test_an_answer_that_never_starts_ends_at_the_calls_deadline():
 
 
 def test_an_answer_of_256_mib_is_cut_at_its_cap_not_read_whole():
-    def endless(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(256 * MIB))
-        handler.end_headers()
-        chunk = b" " * MIB
-        for _mib in range(256):
-            handler.wfile.write(chunk)
-    with Server(endless) as router:
+    with Server(flood(256)) as router:
         msg = one_sentence(bounded(lambda: call(router.url, timeout=10), seconds=20, memory=16 * MIB))
     assert "answered more than 4 MB" in msg
 
@@ -95,12 +88,6 @@ def test_an_answer_of_the_wrong_shape_is_one_sentence_naming_the_url(body, conte
 
 
 def test_an_error_body_without_end_is_cut_and_shown_short():
-    def error(handler):
-        handler.send_response(500)
-        handler.send_header("Content-Length", str(64 * MIB))
-        handler.end_headers()
-        for _mib in range(64):
-            handler.wfile.write(b"e" * MIB)
-    with Server(error) as router:
+    with Server(flood(64, status=500, byte=b"e")) as router:
         msg = one_sentence(bounded(lambda: call(router.url, timeout=5), seconds=15, memory=8 * MIB))
     assert "answered GET /workers with 500: eeee" in msg and len(msg) < 600

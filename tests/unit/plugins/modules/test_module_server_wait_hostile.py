@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gpufleet_testlib.bounded import MIB, bounded
-from gpufleet_testlib.hostile_http import Server, reply
+from gpufleet_testlib.hostile_http import Server, flood, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import server_wait
 
@@ -59,13 +59,7 @@ def test_a_server_info_of_the_wrong_shape_is_one_sentence(body, says):
 
 
 def test_a_server_info_without_end_is_cut_at_its_cap():
-    def endless(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(256 * MIB))
-        handler.end_headers()
-        for _mib in range(256):
-            handler.wfile.write(b" " * MIB)
-    with Server(healthy_then(endless)) as server:
+    with Server(healthy_then(flood(256))) as server:
         msg = one_sentence(bounded(lambda: wait(server.url), seconds=40, memory=16 * MIB))
     assert "answered more than 4 MB" in msg
 
