@@ -8,6 +8,10 @@ the CPU has no AMX kernels): any name imported from it is a kernel that raises w
 the torch ops SGLang's modules look up when they are imported are registered, raising when called. A
 code path that needs a real kernel therefore stops with "... the test double has none", never with a
 made-up result.
+
+The exceptions are real: the two ops of EAGLE's tree speculation (``_speculative``: the draft tree's mask,
+positions and links, and its greedy verification), written in PyTorch from the contract of the CUDA kernels
+and checked against SGLang's own Triton versions of the same ops (tests/real_sglang/test_double_ops.py).
 """
 
 import importlib.abc
@@ -16,6 +20,12 @@ import sys
 import types
 
 __version__ = "0.0.0+test-double"
+
+try:
+    from ._speculative import (  # noqa: F401 (the ops SGLang imports by these names)
+        build_tree_kernel_efficient, build_tree_kernel_efficient_cpu, verify_tree_greedy, verify_tree_greedy_cpu)
+except ImportError:  # no torch: nothing can call them
+    pass
 
 
 class _Kernel(object):
