@@ -1,16 +1,23 @@
-"""Tier 3: EAGLE-3 on the real SGLang 0.5.9 server, a tiny Kimi-K2.5 target with a tiny EAGLE-3 draft,
-started by the collection's unit on the CPU. Unpatched, the server dies where the seed's launches died,
-and the launch gate fails the host quoting SGLang's AttributeError. Patched by the collection, it gets
-past that, into the draft worker, and stops where the CPU cannot go on: the draft's KV cache copy is a
-Triton kernel, and Triton has no driver without a GPU."""
+"""Tier 3: EAGLE-3 on the real SGLang 0.5.9 server, a tiny Kimi-K2.5 target that repeats its last token with
+an EAGLE-3 draft made from its weights to agree with it (tests/real_sglang/tiny_weights.py), started by the
+collection's unit on the CPU (what only the CPU needs is in eagle.yml). Unpatched, the server dies where the
+seed's launches died, and the launch gate fails the host quoting SGLang's AttributeError. Patched by the
+collection, it serves speculative tokens, and SGLang itself reports their acceptance: in each answer, in
+/server_info (what the collection's acceptance gate reads) and in /metrics (what its alert rules read)."""
+
+import json
 
 import pytest
 
 from gpufleet_testlib.playbook import run_in_scenario
+from gpufleet_testlib.standin import http
 
 testinfra_hosts = ["gpufleet-real-1"]
 ATTRIBUTE_ERROR = "AttributeError: 'KimiK25ForConditionalGeneration' object has no attribute 'set_eagle3_layers_to_capture'"
-TRITON_STOP = "RuntimeError: 0 active drivers ([]). There should only be one."
+EAGLE = "http://10.213.7.11:31000"
+KEY = "molecule-real-key-9b17"
+# --speculative-num-steps 3 (the role's default): at most 3 draft tokens and the target's own one per verify.
+MAX_ACCEPT_LENGTH = 4.0
 
 
 @pytest.fixture(autouse=True)
@@ -52,15 +59,27 @@ def test_unpatched_the_preflight_refuses_it_before_anything_starts(host):
     assert not host.file("/etc/systemd/system/sglang-eagle.service").exists
 
 
-def test_patched_the_real_server_gets_past_the_wrapper_and_stops_at_the_gpu_only_draft_kv_copy(host):
-    """The venv the fleet runs, patched by the converge's site run: SGLang's model runner builds the target and
-    captures its layers, the EAGLE worker builds the draft, and the draft's KV cache pool calls a Triton kernel."""
+def test_patched_the_real_server_serves_speculative_tokens_and_reports_their_acceptance(host):
+    """The venv the fleet runs, patched by the converge's site run: the gate passes (health and the speculative
+    configuration the unit asks for), and greedy decoding accepts every draft token (the target repeats
+    its prompt's last token, and the draft agrees by construction)."""
     since = cursor(host)
     run = eagle("/opt/sglang/venvs/sglang-0.5.9")
-    assert run.returncode != 0
-    assert not run.says(ATTRIBUTE_ERROR), str(run)
-    assert run.says(TRITON_STOP), str(run)
-    text = journal(host, since)
-    assert "sglang/srt/speculative/eagle_worker.py" in text  # the draft worker is being built
-    assert "sglang/srt/mem_cache/memory_pool.py" in text and "_init_kv_copy_and_warmup" in text
-    assert "object has no attribute" not in text
+    assert run.returncode == 0, str(run)
+    assert not run.says(ATTRIBUTE_ERROR)
+    status, body = http(EAGLE + "/generate", KEY, {"text": "t5 t6 t7", "sampling_params": {
+        "max_new_tokens": 16, "temperature": 0, "ignore_eos": True}}, timeout=600)
+    assert status == 200, body
+    answer = json.loads(body)
+    assert answer["output_ids"] == [7] * 16  # "t7" is token 7
+    meta = answer["meta_info"]
+    assert meta["spec_verify_ct"] >= 4 and meta["spec_accept_length"] == MAX_ACCEPT_LENGTH, meta
+    assert meta["spec_accept_histogram"][-1] == meta["spec_verify_ct"], meta  # every verify accepted all three
+    status, body = http(EAGLE + "/server_info", KEY)
+    info = json.loads(body)
+    assert info["speculative_algorithm"] == "EAGLE3" and info["speculative_draft_model_path"] == "/srv/models/eagle3-agree"
+    assert info["internal_states"][0]["avg_spec_accept_length"] > 3.0, info["internal_states"]
+    status, body = http(EAGLE + "/metrics")
+    samples = [line for line in body.decode().splitlines() if line.startswith("sglang:spec_accept_length{")]
+    assert samples and float(samples[0].rsplit(" ", 1)[1]) > 3.0, samples  # the alert rules' metric, by that name
+    assert "Traceback (most recent call last)" not in journal(host, since)
