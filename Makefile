@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-weights bench-hashing bench-out bench-scale ee build release clean
+.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-weights bench-hashing bench-out bench-scale ee build release clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -19,6 +19,9 @@ real-sglang: setup  ## the real SGLang 0.5.9 and 0.5.23 with every dependency, o
 
 test: setup image real-sglang ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, real SGLang, molecule
 	bash scripts/test.sh
+
+test-rollout: setup image real-sglang  ## a draft rollout on two real SGLang servers behind the router, gated on the acceptance SGLang reports (EAGLE-3 on the CPU; not in make test)
+	time molecule test -s real_rollout
 
 test-cores: setup  ## units and ansible-test sanity on ansible-core 2.19 and 2.20 (the older minors claimed), beside make test's 2.21
 	bash scripts/other-cores.sh
@@ -82,6 +85,9 @@ bench-out: setup image  ## seconds each server is out of the routers in a draft 
 
 bench-real: setup real-sglang  ## the real SGLang on the CPU: cold start, tier 1's test time, the install from an empty cache
 	PYTHONPATH=tests:.collections python bench/real_sglang.py --install
+
+bench-speculation: setup real-sglang  ## EAGLE-3 in SGLang's own server on the CPU: tokens/s without a draft, with an agreeing and a disagreeing one, acceptance, cold start
+	PYTHONPATH=tests:.collections python bench/speculation.py
 
 bench-scale: setup image  ## no-op site.yml and a draft rollout at 3, 10 and 30 hosts over SSH, two forks, Mitogen beside the default
 	PYTHONPATH=tests:.collections python bench/scale.py

@@ -13,7 +13,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 lanes=("upgrade weights" "tests/integration groups" "cuda_driver default patch site real")
-named=" ${lanes[*]} "
+# Not in make test: its own target (make test-rollout).
+named=" ${lanes[*]} real_rollout "
 for config in molecule/*/molecule.yml; do
     scenario="$(basename "$(dirname "$config")")"
     [[ "$named" == *" $scenario "* ]] || lanes[2]+=" $scenario"
