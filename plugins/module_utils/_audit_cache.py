@@ -57,6 +57,7 @@ def _trusted(path):
 # An audit's result with the identities of what it read: kilobytes.
 ENTRY_LIMIT = 16 * 1024 * 1024
 
+
 class AuditCache(object):
     def __init__(self, directory):
         self.directory = directory
