@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 class ModuleDocFragment(object):
-    """The cache_dir option of the modules that run the EAGLE-3 audit."""
+    """The cache_dir and load_format options of the modules that run the EAGLE-3 audit."""
 
     DOCUMENTATION = r"""
 options:
@@ -19,4 +19,14 @@ options:
       - An empty string audits every time and writes nothing. Check mode reads the cache but does not write it.
     type: path
     default: /var/cache/gpufleet-sglang/audit
+  load_format:
+    description:
+      - The C(--load-format) the servers start with. V(dummy) (random weights, how a fleet is smoke-tested before
+        the weights arrive) adds what SGLang's dummy loader probes on the model and then calls on the top-level
+        model only (C(post_load_weights) in 0.5.9): a name the wrapper lacks and its inner model has is required,
+        since the loader would skip the inner model's step without a word and the first request would fail.
+      - Any other value audits what an EAGLE-3 launch needs, the same for every load format.
+    type: str
+    default: auto
+    version_added: 0.2.2
 """

@@ -95,17 +95,17 @@ class AuditCache(object):
         return True
 
 
-def cached_audit(sglang_root, model_file, class_name, inner_attr, cache_dir, write=True):
+def cached_audit(sglang_root, model_file, class_name, inner_attr, cache_dir, write=True, load_format="auto"):
     """(audit result, whether it came from the cache). No cache_dir: always audits; write=False: never stores."""
     if not cache_dir:
-        return Auditor(sglang_root).audit(model_file, class_name, inner_attr), False
+        return Auditor(sglang_root).audit(model_file, class_name, inner_attr, load_format), False
     cache = AuditCache(cache_dir)
-    query = [os.path.realpath(sglang_root), model_file, class_name, inner_attr]
+    query = [os.path.realpath(sglang_root), model_file, class_name, inner_attr, load_format]
     result = cache.get(query)
     if result is not None:
         return result, True
     auditor = Auditor(sglang_root)
-    result = auditor.audit(model_file, class_name, inner_attr)
+    result = auditor.audit(model_file, class_name, inner_attr, load_format)
     if write:
         cache.put(query, result, auditor.index.read)
     return result, False

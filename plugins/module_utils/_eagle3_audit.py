@@ -18,6 +18,13 @@ Everything else found is reported with its call sites, but is not a gap.
 
 What the source does not settle (an inner model whose class is chosen at run time) is
 reported as ``undetermined``, with the reason and the site, never guessed.
+
+With ``load_format="dummy"`` (a launch with ``--load-format dummy``, how operators smoke-test a fleet
+before the weights arrive), the audit also reads ``srt/model_loader/``: what SGLang's dummy loader (and
+what it calls) probes on the model with ``hasattr``/``getattr`` and then calls, it calls on the
+top-level model only, so a wrapper that lacks a name its inner model has skips the inner model's step
+without a word (0.5.9's Kimi-K2.5 wrapper and ``post_load_weights``: the first request then fails in
+the inner model). Such a name is required when the inner model provides it.
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ from ansible_collections.gpufleet.sglang.plugins.module_utils._sglang_package im
 
 EAGLE3_METHODS = ("set_eagle3_layers_to_capture", "get_embed_and_head", "set_embed_and_head")
 SCANNED_TREES = ("srt/speculative", "srt/model_executor")
+# Read apart (their functions never join the EAGLE path): where a --load-format dummy launch loads the model.
+LOADER_TREES = ("srt/model_loader",)
+DUMMY_LOADER = ("srt/model_loader/loader.py", "DummyModelLoader.")
 DEFAULT_MODEL_FILE = "srt/models/kimi_k25.py"
 DEFAULT_INNER_ATTR = "language_model"
 # Where wrappers keep their language model, in the order inner_attr=auto looks for them.
@@ -149,10 +159,10 @@ def scan_file(relpath, tree):
     return FileScan(relpath, sites, calls, imports)
 
 
-def scan_tree(index, sglang_root):
-    """Scan the speculative and model-executor trees: {relpath: FileScan}."""
+def scan_tree(index, sglang_root, trees=SCANNED_TREES):
+    """Scan the trees (by default the speculative and model-executor ones): {relpath: FileScan}."""
     scans = {}
-    for sub in SCANNED_TREES:
+    for sub in trees:
         for directory, dirnames, filenames in os.walk(os.path.join(sglang_root, sub)):
             index.listdir(directory)
             dirnames.sort()
@@ -171,8 +181,24 @@ def _is_eagle_module(relpath):
 def eagle_path(scans):
     """The (file, scope) pairs on the EAGLE path: every scope of the EAGLE modules, and every
     function of the scanned trees reached from them by a call (local, imported, or self.method)."""
+    return reached_from(scans, [(relpath, scope) for relpath in scans if _is_eagle_module(relpath)
+                                for scope in scans[relpath].calls])
+
+
+def dummy_probes(scans):
+    """{name: [CallSite]} of what the dummy loader's path probes on the target model (probe and call sites)."""
+    relpath, prefix = DUMMY_LOADER
+    seeds = [(relpath, scope) for scope in scans[relpath].calls if scope.startswith(prefix)] if relpath in scans else []
+    path = reached_from(scans, seeds)
+    sites = [site for scan in scans.values() for site in scan.sites if site.scope in path and site.model == "target"]
+    probed = set(site.name for site in sites if site.kind in PROBES)
+    return dict((name, [site for site in sites if site.name == name]) for name in sorted(probed))
+
+
+def reached_from(scans, todo):
+    """The (file, scope) pairs reached from ``todo`` by calls (local, imported, or self.method)."""
     module_files = dict(("sglang." + relpath[:-3].replace("/", "."), relpath) for relpath in scans)
-    todo = [(relpath, scope) for relpath in scans if _is_eagle_module(relpath) for scope in scans[relpath].calls]
+    todo = list(todo)
     reached = set()
     while todo:
         relpath, scope = todo.pop()
@@ -228,7 +254,9 @@ class Auditor(object):
             for site in scan.sites:
                 self.sites.setdefault(site.name, []).append(site)
         self.required = dict((name, _is_required(name, sites, path)) for name, sites in self.sites.items())
-        self.files_scanned = len(scans)
+        loader_scans = scan_tree(self.index, self.root, LOADER_TREES)
+        self.dummy_sites = dummy_probes(loader_scans)
+        self.files_scanned = len(scans) + len(loader_scans)
 
     def relative(self, site):
         path, line = site.rsplit(":", 1)
@@ -252,7 +280,7 @@ class Auditor(object):
                 return "model"
         return None
 
-    def audit(self, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR):
+    def audit(self, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR, load_format="auto"):
         """The audit result as a dict (see the eagle3_audit module's RETURN)."""
         model_path = model_file if os.path.isabs(model_file) else os.path.join(self.root, model_file)
         if not os.path.isfile(model_path):
@@ -272,17 +300,21 @@ class Auditor(object):
         undetermined = _Undetermined(self.relative)
 
         settled = bool(inner.classes) and not inner.undetermined
+        dummy = self.dummy_sites if load_format == "dummy" else {}
         methods = []
-        for name in sorted(self.sites):
+        for name in sorted(set(self.sites) | set(dummy)):
+            sites = self.sites.get(name, []) + dummy.get(name, [])
             on_wrapper, unknown = self.index.lookup(wrapper, name)
-            undetermined.add(unknown, [name] if self.required[name] else [])
             on_inner = [self.index.provides(cls, name) for cls in inner.classes]
+            # A name the dummy loader probes is skipped on a wrapper that lacks it: a gap when the inner model has it.
+            required = self.required.get(name, False) or (name in dummy and settled and all(on_inner))
+            undetermined.add(unknown, [name] if required else [])
             methods.append({
                 "name": name,
-                "required": self.required[name],
+                "required": required,
                 "status": "present" if on_wrapper else ("undetermined" if unknown else "missing"),
-                "call_sites": sorted(set(s.site for s in self.sites[name]), key=_site_key),
-                "called_on": sorted(set(s.model for s in self.sites[name])),
+                "call_sites": sorted(set(s.site for s in sites), key=_site_key),
+                "called_on": sorted(set(s.model for s in sites)),
                 "wrapper": on_wrapper.as_dict(on_wrapper.owner != wrapper.name) if on_wrapper else None,
                 "inner": (on_inner[0].as_dict(on_inner[0].owner != inner.classes[0].name)
                           if settled and all(on_inner) else None),
@@ -295,6 +327,7 @@ class Auditor(object):
         return {
             "sglang_root": self.root,
             "sglang_version": self.version,
+            "load_format": load_format,
             "model_file": os.path.relpath(model_path, self.root),
             "class_name": class_name,
             "inner_attr": inner_attr,
@@ -353,9 +386,10 @@ class _Undetermined(object):
             entry["names"] = sorted(set(entry["names"]) | set(names))
 
 
-def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR):
+def audit(sglang_root, model_file=DEFAULT_MODEL_FILE, class_name=None, inner_attr=DEFAULT_INNER_ATTR,
+          load_format="auto"):
     """The audit of one wrapper class (see Auditor.audit)."""
-    return Auditor(sglang_root).audit(model_file, class_name, inner_attr)
+    return Auditor(sglang_root).audit(model_file, class_name, inner_attr, load_format)
 
 
 def _site_key(site):

@@ -218,7 +218,8 @@ def requested_methods(module, path, audited_file):
         root = params["sglang_root"] or package_root_of(path)
         try:
             result, cached = cached_audit(root, audited_file, params["class_name"], params["inner_attr"],
-                                          params["cache_dir"], write=not module.check_mode)
+                                          params["cache_dir"], write=not module.check_mode,
+                                          load_format=params["load_format"])
         except (SourceError, PackageError) as exc:
             module.fail_json(msg="methods=auto needs the EAGLE-3 audit, which failed: %s" % exc)
         return result["required"], False, dict(result, cached=cached)
@@ -255,6 +256,7 @@ def main():
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup=dict(type="bool", default=False),
             cache_dir=dict(type="path", default=DEFAULT_DIR),
+            load_format=dict(type="str", default="auto"),
             fail_on_gaps=dict(type="bool", default=False),
         ),
         required_if=[("state", "present", ("methods",))],

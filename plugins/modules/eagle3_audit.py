@@ -98,6 +98,12 @@ sglang_version:
   returned: success
   type: str
   sample: 0.5.9
+load_format:
+  description: The load format audited for (O(load_format)).
+  returned: success
+  type: str
+  sample: dummy
+  version_added: 0.2.2
 model_file:
   description: The audited model file, relative to O(sglang_root).
   returned: success
@@ -213,6 +219,7 @@ def main():
             class_name=dict(type="str"),
             inner_attr=dict(type="str", default=DEFAULT_INNER_ATTR),
             cache_dir=dict(type="path", default=DEFAULT_DIR),
+            load_format=dict(type="str", default="auto"),
         ),
         mutually_exclusive=[("sglang_root", "python")],
         required_one_of=[("sglang_root", "python")],
@@ -222,7 +229,8 @@ def main():
     root = params["sglang_root"] or locate_with_python(module, params["python"])
     try:
         result, cached = cached_audit(root, params["model_file"], params["class_name"], params["inner_attr"],
-                                      params["cache_dir"], write=not module.check_mode)
+                                      params["cache_dir"], write=not module.check_mode,
+                                      load_format=params["load_format"])
     except (SourceError, PackageError) as exc:
         module.fail_json(msg=str(exc))
     module.exit_json(changed=False, cached=cached, **result)

@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -40,12 +41,14 @@ def numpy_dir():
     return NUMPY
 
 
-def patched_venv(work):
-    """A venv linked to the release's, patched by the collection, with the double and its settings."""
+def patched_venv(work, load_format="auto"):
+    """A venv linked to the release's, patched by the collection (for that load format), with the double and
+    its settings."""
     from ansible_collections.gpufleet.sglang.plugins.modules import delegation_patch
 
     venv = os.path.join(work, "venv")
     shutil.rmtree(venv, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
     subprocess.run(["cp", "-al", real_sglang.venv(RELEASE), venv], check=True)
     site = os.path.join(venv, "lib", "python3.11", "site-packages")
     shutil.rmtree(os.path.join(site, "sgl_kernel"))
@@ -56,7 +59,8 @@ def patched_venv(work):
     sglang = os.path.join(site, "sglang")
     patched = run_module(delegation_patch, dict(
         path=os.path.join(sglang, "srt", "models", "kimi_k25.py"), sglang_root=sglang,
-        class_name="KimiK25ForConditionalGeneration", inner_attr="language_model", methods="auto", fail_on_gaps=True))
+        class_name="KimiK25ForConditionalGeneration", inner_attr="language_model", methods="auto", fail_on_gaps=True,
+        load_format=load_format))
     if patched.get("failed"):
         raise RuntimeError(patched["msg"])
     return venv
@@ -69,24 +73,34 @@ def tiny_models(work):
     return directory
 
 
-def start(venv, models, draft=None, port=None):
-    """(process, url, started): the server starting, with the draft (or none)."""
-    port = port or free_port()
+def start(venv, models, draft=None, flags=()):
+    """(process, url, started): the server starting, with the draft (or none) and further flags."""
+    port = free_port()
     command = [os.path.join(venv, "bin", "python"), "-m", "sglang.launch_server", "--model-path",
                os.path.join(models, "kimi-k25-repeat"), "--host", "127.0.0.1", "--port", str(port)] + FLAGS
+    command += list(flags)
     if draft:
         command += SPECULATION + ["--speculative-draft-model-path", os.path.join(models, draft)]
     env = dict(os.environ, PYTHONPATH=numpy_dir(), **ENV)
     started = time.monotonic()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # A file, not a pipe: a server that logs every decode step would fill a pipe nobody reads, and stall.
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    process.log = log
     return process, "http://127.0.0.1:%d" % port, started
+
+
+def output(process):
+    """What the server has printed so far."""
+    process.log.seek(0)
+    return process.log.read()
 
 
 def wait_healthy(process, url, started, timeout=600):
     """Seconds from the start to the first 200 of /health."""
     while time.monotonic() - started < timeout:
         if process.poll() is not None:
-            raise RuntimeError("the server exited (rc %d): %s" % (process.returncode, process.stderr.read()[-3000:]))
+            raise RuntimeError("the server exited (rc %d): %s" % (process.returncode, output(process)[-3000:]))
         try:
             with urllib.request.urlopen(url + "/health", timeout=10) as answer:
                 if answer.status == 200:
@@ -97,9 +111,9 @@ def wait_healthy(process, url, started, timeout=600):
 
 
 @contextlib.contextmanager
-def server(venv, models, draft=None):
+def server(venv, models, draft=None, flags=()):
     """(URL, cold start in seconds) once the server is healthy; stopped on leaving."""
-    process, url, started = start(venv, models, draft)
+    process, url, started = start(venv, models, draft, flags)
     try:
         cold = wait_healthy(process, url, started)
         yield url, cold

@@ -186,3 +186,25 @@ def test_scan_classifies_calls_probes_and_model_side(tmp_path):
     assert maybe["call_sites"] == ["srt/speculative/eagle_worker.py:6", "srt/speculative/eagle_worker.py:7"]
     assert method(result, "forward_split_prefill")["required"] is False
     assert method(result, "set_embed_and_head")["called_on"] == ["draft"]
+
+
+def test_a_dummy_load_needs_the_inner_models_post_load_weights_that_the_059_wrapper_lacks(pristine_trees):
+    """SGLang's dummy loader probes post_load_weights on the top-level model and calls it there only: on 0.5.9's
+    Kimi wrapper the probe fails, the inner DeepSeek-V3 never sets up its absorbed weights, and the first request
+    fails (shown on SGLang's own server in tests/real_sglang/test_dummy_load.py)."""
+    dummy = eagle3_audit.audit(pristine_trees["0.5.9"], load_format="dummy")
+    assert dummy["load_format"] == "dummy"
+    assert dummy["required"] == sorted(EAGLE3 + ["post_load_weights"])
+    assert dummy["delegatable"] == sorted(EAGLE3 + ["post_load_weights"])
+    found = method(dummy, "post_load_weights")
+    assert found["status"] == "missing" and found["inner"]["defined_in"] == "DeepseekV2WeightLoaderMixin"
+    assert "srt/model_loader/utils.py:129" in found["call_sites"]
+    launch = eagle3_audit.audit(pristine_trees["0.5.9"])
+    assert "post_load_weights" not in launch["required"]  # real weights: the inner model's loader calls it itself
+    assert launch["required"] == EAGLE3
+
+
+def test_a_wrapper_that_has_post_load_weights_owes_nothing_for_a_dummy_load(pristine_trees):
+    dummy = eagle3_audit.audit(pristine_trees["0.5.23"], load_format="dummy")
+    assert "post_load_weights" in dummy["required"] and dummy["missing"] == []
+    assert method(dummy, "post_load_weights")["status"] == "present"
