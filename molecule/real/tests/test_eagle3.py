@@ -81,5 +81,7 @@ def test_patched_the_real_server_serves_speculative_tokens_and_reports_their_acc
     assert info["internal_states"][0]["avg_spec_accept_length"] > 3.0, info["internal_states"]
     status, body = http(EAGLE + "/metrics")
     samples = [line for line in body.decode().splitlines() if line.startswith("sglang:spec_accept_length{")]
-    assert samples and float(samples[0].rsplit(" ", 1)[1]) > 3.0, samples  # the alert rules' metric, by that name
+    # The alert rules' metric, by that name: a gauge of the last decode batch, whose verify max_new_tokens may cut
+    # short (16 tokens: the prefill's, then 4, 4, 4 and 3).
+    assert samples and float(samples[0].rsplit(" ", 1)[1]) >= 3.0, samples
     assert "Traceback (most recent call last)" not in journal(host, since)
