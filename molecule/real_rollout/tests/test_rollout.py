@@ -16,8 +16,8 @@ from gpufleet_testlib.traffic import ClientLoad
 
 testinfra_hosts = ["gpufleet-rollout-1"]
 SERVERS = ["gpufleet-rollout-1", "gpufleet-rollout-2"]
-ADDRESSES = {"gpufleet-rollout-1": "10.213.8.11", "gpufleet-rollout-2": "10.213.8.12"}
-ROUTER = "http://10.213.8.10:30080"
+ADDRESSES = {"gpufleet-rollout-1": "10.213.9.11", "gpufleet-rollout-2": "10.213.9.12"}
+ROUTER = "http://10.213.9.10:30080"
 KEY = "molecule-rollout-key-4c8e"
 UNIT = "sglang-kimi-k25.service"
 MODELS = "/srv/models/"
