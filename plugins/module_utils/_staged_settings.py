@@ -114,7 +114,8 @@ def _record(layout, attribute):
             raise HostFileError("%s does not hold the fields this collection writes" % path)
     except HostFileError as exc:
         if layout.reset_damaged:
-            layout.damaged.append(path)
+            if path not in layout.damaged:
+                layout.damaged.append(path)
             return safe
         raise SettingsError("%s is damaged (%s); it records %s. Run again with -e %s to replace it with its safe "
                             "meaning (%s), or remove the file" % (
