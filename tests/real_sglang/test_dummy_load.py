@@ -34,9 +34,12 @@ def test_patched_for_eagle3_alone_a_dummy_load_dies_at_its_first_request(models,
     venv = cpu_speculation.patched_venv(str(tmp_path))
     process, url, started = cpu_speculation.start(venv, models, flags=DUMMY)
     try:
-        cpu_speculation.wait_healthy(process, url, started)
-        with pytest.raises((urllib.error.URLError, OSError)):
-            generate(url)
+        try:
+            cpu_speculation.wait_healthy(process, url, started)
+            with pytest.raises((urllib.error.URLError, OSError)):
+                generate(url)
+        except RuntimeError:
+            pass  # a health check's own one-token generation came first, and SGLang died on it
         for _second in range(60):
             if process.poll() is not None:
                 break
