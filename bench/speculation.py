@@ -26,8 +26,8 @@ CONFIGS = (("no speculation", None), ("agreeing draft", "eagle3-agree"), ("disag
 
 
 def generate(url, tokens):
-    body = json.dumps({"text": "t5 t6 t7", "sampling_params": {"max_new_tokens": tokens, "temperature": 0,
-                                                                "ignore_eos": True}}).encode()
+    sampling = {"max_new_tokens": tokens, "temperature": 0, "ignore_eos": True}
+    body = json.dumps({"text": "t5 t6 t7", "sampling_params": sampling}).encode()
     request = urllib.request.Request(url + "/generate", data=body, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=900) as answer:
         return json.loads(answer.read())["meta_info"]
@@ -38,7 +38,7 @@ def spread(values, unit):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=32)
     args = parser.parse_args()

@@ -23,7 +23,7 @@ options:
     description:
       - The C(--load-format) the servers start with. V(dummy) (random weights, how a fleet is smoke-tested before
         the weights arrive) adds what SGLang's dummy loader probes on the model and then calls on the top-level
-        model only (C(post_load_weights) in 0.5.9): a name the wrapper lacks and its inner model has is required,
+        model only (C(post_load_weights) in 0.5.9). A name the wrapper lacks and its inner model has is required,
         since the loader would skip the inner model's step without a word and the first request would fail.
       - Any other value audits what an EAGLE-3 launch needs, the same for every load format.
     type: str

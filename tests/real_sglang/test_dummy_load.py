@@ -23,8 +23,8 @@ def models(tmp_path_factory):
 
 
 def generate(url):
-    body = json.dumps({"text": "t5 t6 t7", "sampling_params": {"max_new_tokens": 4, "temperature": 0,
-                                                                "ignore_eos": True}}).encode()
+    sampling = {"max_new_tokens": 4, "temperature": 0, "ignore_eos": True}
+    body = json.dumps({"text": "t5 t6 t7", "sampling_params": sampling}).encode()
     request = urllib.request.Request(url + "/generate", data=body, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=300) as answer:
         return answer.status, json.loads(answer.read())
