@@ -78,17 +78,6 @@ def read(path, limit, what="file"):
             raise HostFileError("%s cannot be read: %s" % (path, exc.strerror)) from None
 
 
-def read_text(path, limit, what="file"):
-    """``read`` as UTF-8 text ("" when missing); bytes that are not UTF-8 are an error naming the file."""
-    data = read(path, limit, what)
-    if data is None:
-        return ""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HostFileError("%s is not UTF-8 text (byte %d)" % (path, exc.start)) from None
-
-
 def _finite(text):
     value = float(text)
     if not math.isfinite(value):
