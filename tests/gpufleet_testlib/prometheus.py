@@ -1,16 +1,29 @@
 """Debian's Prometheus tooling for tests: promtool (prometheus) and amtool (prometheus-alertmanager) from the
 Debian packages of this machine's release, unpacked into the cache (apt-get download + dpkg -x: nothing is
 installed or started).
-The metric names the pinned SGLang and sglang-router releases export, read from their wheels."""
+The metric names the pinned SGLang and sglang-router releases export, read from their wheels. The role's
+rules and Prometheus config rendered as the role renders them, and Debian's Prometheus run on this machine
+against them (Prometheus)."""
 
+import contextlib
 import glob
+import json
 import os
 import re
 import subprocess
 import tempfile
+import time
+import urllib.parse
+import urllib.request
 import zipfile
 
-from gpufleet_testlib import router, sglang_wheels
+import jinja2
+import yaml
+
+from gpufleet_testlib import ROOT, router, sglang_wheels
+from gpufleet_testlib.standin import free_port
+
+ROLE = os.path.join(ROOT, "roles", "monitoring")
 
 
 def debian_tool(package, binary):
@@ -53,3 +66,88 @@ def router_binary_text(python_version="3.11"):
     wheel = glob.glob(os.path.join(router.wheelhouse(python_version), "sglang_router-%s-*.whl" % router.VERSION))[0]
     with zipfile.ZipFile(wheel) as archive:
         return b"".join(archive.read(name) for name in archive.namelist() if name.endswith(".so"))
+
+
+def role_settings(**overrides):
+    """The monitoring role's defaults, with what its vars compute filled in (the job names; the gate's minimum
+    from the lifecycle role's defaults), and overrides."""
+    with open(os.path.join(ROLE, "defaults", "main.yml")) as handle:
+        settings = yaml.safe_load(handle)
+    with open(os.path.join(ROOT, "roles", "lifecycle", "defaults", "main.yml")) as handle:
+        settings["sglang_monitoring_min_accept_length"] = yaml.safe_load(handle)["sglang_draft_min_accept_length"]
+    settings.update(overrides, ansible_managed="rendered by tests/gpufleet_testlib/prometheus.py")
+    settings["_sglang_monitoring_jobs"] = settings["sglang_monitoring_jobs"]
+    return settings
+
+
+def render(template, settings):
+    """One of the role's templates, with the filters it uses (Ansible's bool and to_json; int and float are Jinja's)."""
+    from ansible.module_utils.parsing.convert_bool import boolean
+
+    with open(os.path.join(ROLE, "templates", template)) as handle:
+        environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+        environment.filters.update(bool=boolean, to_json=json.dumps)
+        return environment.from_string(handle.read()).render(settings)
+
+
+def rules(directory, **overrides):
+    """The role's rules file, rendered with its defaults and overrides, written into directory."""
+    path = os.path.join(str(directory), "gpufleet-sglang.rules.yml")
+    with open(path, "w") as handle:
+        handle.write(render("gpufleet-sglang.rules.yml.j2", role_settings(**overrides)))
+    return path
+
+
+class Prometheus:
+    """Debian's Prometheus on loopback, configured as the role configures it (its prometheus.yml, its rules, file-SD
+    targets written as the role writes them), scraping and evaluating every second."""
+
+    def __init__(self, directory, targets, **overrides):
+        self.directory = str(directory)
+        settings = role_settings(sglang_monitoring_dir=self.directory, sglang_monitoring_scrape_interval="1s",
+                                 _sglang_monitoring_alertmanagers=[], **overrides)
+        for sub in ("rules", "file_sd", "data"):
+            os.makedirs(os.path.join(self.directory, sub), exist_ok=True)
+        rules(os.path.join(self.directory, "rules"), **overrides)
+        for job in settings["_sglang_monitoring_jobs"]:
+            with open(os.path.join(self.directory, "file_sd", "gpufleet-sglang-%s.json" % job), "w") as handle:
+                json.dump(targets.get(job, []), handle)
+        self.config = os.path.join(self.directory, "prometheus.yml")
+        with open(self.config, "w") as handle:
+            handle.write(render("prometheus.yml.j2", settings))
+        self.url = "http://127.0.0.1:%d" % free_port()
+
+    @contextlib.contextmanager
+    def running(self):
+        log = tempfile.TemporaryFile(mode="w+")
+        process = subprocess.Popen([debian_tool("prometheus", "prometheus"), "--config.file=" + self.config,
+                                    "--storage.tsdb.path=" + os.path.join(self.directory, "data"),
+                                    "--web.listen-address=" + self.url[len("http://"):]],
+                                   stdout=log, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(60):
+                try:
+                    self.api("/-/ready")
+                    break
+                except OSError:
+                    if process.poll() is not None:
+                        log.seek(0)
+                        raise RuntimeError("Prometheus exited: " + log.read()[-3000:])
+                    time.sleep(0.5)
+            yield self
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+    def api(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as answer:
+            body = answer.read()
+        return json.loads(body) if path.startswith("/api/") else body
+
+    def alerts(self):
+        """[(alertname, state, labels)] of every alert pending or firing."""
+        return [(alert["labels"]["alertname"], alert["state"], alert["labels"])
+                for alert in self.api("/api/v1/alerts")["data"]["alerts"]]
+
+    def query(self, expr):
+        return self.api("/api/v1/query?" + urllib.parse.urlencode({"query": expr}))["data"]["result"]

@@ -18,6 +18,8 @@ CACHE = os.path.join(os.environ.get("GPUFLEET_CACHE") or os.path.join(
 # The fixtures and the Debian 12 test hosts use CPython 3.11 on x86_64 Linux; the Debian 13 hosts
 # CPython 3.13. Releases from 0.5.2x ship platform wheels, one per interpreter.
 PIP_TARGET = ["--only-binary=:all:", "--no-deps"]
+# The releases whose sources the unit tests read (tests/unit/conftest.py).
+RELEASES = ("0.5.8", "0.5.9", "0.5.10", "0.5.23")
 
 
 def wheel_path(version, python="3.11"):

@@ -13,8 +13,9 @@ import zipfile
 
 import yaml
 
-from gpufleet_testlib import ROOT
-from gpufleet_testlib.sglang_wheels import wheel_path
+from ansible_collections.gpufleet.sglang.plugins.filter.sglang_cuda_major import sglang_cuda_major
+from gpufleet_testlib import ROOT, real_sglang
+from gpufleet_testlib.sglang_wheels import RELEASES as UNIT_RELEASES, wheel_path
 
 LAST_CUDA12 = yaml.safe_load(open(os.path.join(ROOT, "roles", "install", "vars", "main.yml")))[
     "_sglang_last_cuda12_release"]
@@ -53,3 +54,20 @@ def test_the_last_cuda12_release_is_where_the_wheels_say(tmp_path):
     print("SGLang %s pins torch %s, %s pins torch %s" % (LAST_CUDA12, last, next_release(LAST_CUDA12), first13))
     assert cuda_major("torch==" + last, tmp_path / "a") == "12"
     assert cuda_major("torch==" + first13, tmp_path / "b") == "13"
+
+
+# Every release the tests know (tests/unit/conftest.py, the real venvs), the last CUDA 12 release's post
+# release and the first CUDA 13 release.
+MATRIX = sorted(set(UNIT_RELEASES + real_sglang.RELEASES + (LAST_CUDA12 + ".post1", next_release(LAST_CUDA12))))
+
+
+def test_the_install_roles_lane_of_every_release_is_its_torchs(tmp_path):
+    """The lane the install role checks the PyTorch index against (gpufleet.sglang.sglang_cuda_major) is the CUDA
+    of the torch each release pins."""
+    lanes = {}
+    for version in MATRIX:
+        torch = torch_pin(version)
+        if torch not in lanes:
+            lanes[torch] = int(cuda_major("torch==" + torch, tmp_path / torch))
+        print("SGLang %s pins torch %s (CUDA %d)" % (version, torch, lanes[torch]))
+        assert sglang_cuda_major(version, LAST_CUDA12) == lanes[torch], version

@@ -7,7 +7,7 @@ import pytest
 
 from gpufleet_testlib import sglang_wheels
 
-RELEASES = ("0.5.8", "0.5.9", "0.5.10", "0.5.23")
+RELEASES = sglang_wheels.RELEASES
 
 
 @pytest.fixture(scope="session")

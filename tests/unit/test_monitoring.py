@@ -13,12 +13,11 @@ import subprocess
 import jinja2
 import pytest
 import yaml
-from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _prometheus_targets
 from gpufleet_testlib import ROOT, prometheus
 
-ROLE = os.path.join(ROOT, "roles", "monitoring")
+ROLE = prometheus.ROLE
 SGLANG_RELEASES = ("0.5.9",)  # the release the collection pins (roles/common: sglang_version)
 # NVIDIA's DCGM exporter is no release this collection pins or can run here (no GPU): its names are the
 # defaults of its counters file, not checked.
@@ -31,20 +30,7 @@ PROMQL_WORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", 
 
 
 def rendered(tmp_path, **overrides):
-    with open(os.path.join(ROLE, "defaults", "main.yml")) as handle:
-        settings = yaml.safe_load(handle)
-    with open(os.path.join(ROOT, "roles", "lifecycle", "defaults", "main.yml")) as handle:
-        # The role's default is the lifecycle's gate minimum, read from that role's defaults.
-        settings["sglang_monitoring_min_accept_length"] = yaml.safe_load(handle)["sglang_draft_min_accept_length"]
-    settings.update(overrides, ansible_managed="rendered by tests/unit/test_monitoring.py")
-    settings["_sglang_monitoring_jobs"] = settings["sglang_monitoring_jobs"]  # the role's vars fill in what it lacks
-    with open(os.path.join(ROLE, "templates", "gpufleet-sglang.rules.yml.j2")) as handle:
-        environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
-        environment.filters.update(bool=boolean)  # Ansible's, which the role's templates use (int and float are Jinja's)
-        text = environment.from_string(handle.read()).render(settings)
-    path = tmp_path / "gpufleet-sglang.rules.yml"
-    path.write_text(text)
-    return path
+    return tmp_path / os.path.basename(prometheus.rules(tmp_path, **overrides))
 
 
 def test_the_rules_pass_promtools_check_and_every_rule_test(tmp_path):

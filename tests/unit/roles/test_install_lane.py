@@ -29,6 +29,8 @@ def refusal(tmp_path, version, index):
     ("0.5.10", "https://download.pytorch.org/whl/cu130/", "CUDA 12"),
     ("0.5.11", "https://download.pytorch.org/whl/cu128", "CUDA 13"),
     ("0.5.23", "https://pypi.internal.example/torch/cu129", "CUDA 13"),
+    ("0.5.10.post1", "https://download.pytorch.org/whl/cu130", "CUDA 12"),  # a post release is its release's lane
+    ("0.5.11rc1", "https://download.pytorch.org/whl/cu128", "CUDA 13"),
 ])
 def test_an_index_of_the_other_lane_is_refused_naming_the_release_lane(tmp_path, version, index, lane):
     result = refusal(tmp_path, version, index)
@@ -38,7 +40,7 @@ def test_an_index_of_the_other_lane_is_refused_naming_the_release_lane(tmp_path,
 
 @pytest.mark.parametrize("version, index", [
     ("0.5.9", "https://download.pytorch.org/whl/cu128"), ("0.5.23", "https://download.pytorch.org/whl/cu130"),
-    ("0.5.23", ""),
+    ("0.5.23", ""), ("0.5.10.post1", "https://download.pytorch.org/whl/cu128"),
 ])
 def test_the_release_lane_passes(tmp_path, version, index):
     assert not refusal(tmp_path, version, index).get("failed")
