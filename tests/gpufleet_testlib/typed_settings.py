@@ -1,6 +1,7 @@
 """The typed options of the roles' argument specs, and each as the string `-e name=value` gives it."""
 
 import glob
+import json
 import os
 
 import yaml
@@ -9,13 +10,14 @@ from gpufleet_testlib import ROOT
 
 
 def typed_options():
-    """{name: (type, default)} of every int, float, bool and list-of-str option of every role's argument spec."""
+    """{name: (type, default)} of every int, float, bool, dict and list-of-str option of every role's argument
+    spec."""
     typed = {}
     for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))):
         for spec in yaml.safe_load(open(path))["argument_specs"].values():
             for name, option in (spec.get("options") or {}).items():
                 kind = option.get("type", "str")
-                if kind in ("int", "float", "bool") or (kind == "list" and option.get("elements") == "str"):
+                if kind in ("int", "float", "bool", "dict") or (kind == "list" and option.get("elements") == "str"):
                     typed[name] = (kind, option.get("default"))
     return typed
 
@@ -28,6 +30,8 @@ def as_string(kind, value):
         return "true" if value else "false"
     if kind == "list":
         return ",".join(value) if all("," not in item for item in value) else None
+    if kind == "dict":
+        return json.dumps(value, separators=(",", ":"))  # a JSON object, as -e 'name={...}' gives it
     return str(value)
 
 

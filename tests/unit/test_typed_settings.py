@@ -19,7 +19,8 @@ import yaml
 from gpufleet_testlib import ROOT
 from gpufleet_testlib.typed_settings import typed_options
 
-CONVERSION = {"int": {"int"}, "float": {"float"}, "bool": {"bool"}, "list": {"gpufleet.sglang.setting_list"}}
+CONVERSION = {"int": {"int"}, "float": {"float"}, "bool": {"bool"}, "list": {"gpufleet.sglang.setting_list"},
+              "dict": {"gpufleet.sglang.setting_dict"}}
 TESTS = {"defined", "undefined", "none"}
 EXPRESSION_KEYS = {"when", "that", "failed_when", "changed_when", "until"}
 
@@ -86,13 +87,15 @@ def files():
 
 
 def test_the_reader_tells_converted_reads_from_raw_ones():
-    typed = {"n": "int", "on": "bool", "names": "list"}
+    typed = {"n": "int", "on": "bool", "names": "list", "env": "dict"}
     assert unconverted("{{ n + 1 }}", typed) == ["n"]
     assert unconverted("{{ (n | int) + 1 }} {{ n | default(2) | int }} {{ n is defined }}", typed) == []
     assert unconverted("{% if on %}x{% endif %}{{ on | bool }}", typed) == ["on"]
     assert unconverted("{% for x in names %}{{ x }}{% endfor %}", typed) == ["names"]
     assert unconverted("{{ names | gpufleet.sglang.setting_list | join(',') }}", typed) == []
     assert unconverted("{{ n | string }}", typed) == ["n"]
+    assert unconverted("{{ a | combine(env) }}", typed) == ["env"]
+    assert unconverted("{{ env | default({}, true) | gpufleet.sglang.setting_dict }}", typed) == []
 
 
 def test_every_typed_setting_is_read_through_its_conversion():
@@ -111,3 +114,12 @@ def test_setting_list_reads_a_list_in_every_form(given, expected):
     from ansible_collections.gpufleet.sglang.plugins.filter.setting_list import setting_list
 
     assert setting_list(given) == expected
+
+
+@pytest.mark.parametrize("given, expected", [
+    ('{"load-format": "dummy", "max-total-tokens": 4096}', {"load-format": "dummy", "max-total-tokens": 4096}),
+    ("a=1 b=x", {"a": "1", "b": "x"}), ({"a": 1}, {"a": 1}), ("", {}), ("{}", {})])
+def test_setting_dict_reads_a_dict_in_every_form(given, expected):
+    from ansible_collections.gpufleet.sglang.plugins.filter.setting_dict import setting_dict
+
+    assert setting_dict(given) == expected
