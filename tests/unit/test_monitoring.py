@@ -62,6 +62,7 @@ def test_without_a_node_exporter_there_is_no_restart_loop_alert(tmp_path):
 
 def alertmanager_config(tmp_path, **overrides):
     from ansible.plugins.filter.core import combine, to_nice_yaml
+    from ansible_collections.gpufleet.sglang.plugins.filter.setting_dict import setting_dict
     settings = {"ansible_managed": "rendered by tests/unit/test_monitoring.py",
                 "sglang_monitoring_alertmanager_route": {},
                 "sglang_monitoring_alertmanager_receivers": [
@@ -69,7 +70,8 @@ def alertmanager_config(tmp_path, **overrides):
     settings.update(overrides)
     with open(os.path.join(ROLE, "templates", "alertmanager.yml.j2")) as handle:
         environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
-        environment.filters.update(combine=combine, to_nice_yaml=to_nice_yaml)
+        environment.filters.update({"combine": combine, "to_nice_yaml": to_nice_yaml,
+                                    "gpufleet.sglang.setting_dict": setting_dict})
         text = environment.from_string(handle.read()).render(settings)
     path = tmp_path / "alertmanager.yml"
     path.write_text(text)
