@@ -6,12 +6,14 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 check=false
+template="$root/docs/templates/role-readme.md.j2"  # aar-doc reads a missing file as the template text itself
+[ -f "$template" ] || { echo "docs: $template is missing" >&2; exit 1; }
 [ "${1:-}" = "--check" ] && check=true
 
 generate() {  # generate COLLECTION_ROOT: inject the generated part into every role's README
     local role
     for role in "$1"/roles/*/; do
-        aar-doc --output-mode inject "$role" markdown >/dev/null
+        aar-doc --output-mode inject --output-template "$template" "$role" markdown >/dev/null
     done
 }
 

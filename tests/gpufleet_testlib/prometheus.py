@@ -100,11 +100,13 @@ def rules(directory, **overrides):
 
 class Prometheus:
     """Debian's Prometheus on loopback, configured as the role configures it (its prometheus.yml, its rules, file-SD
-    targets written as the role writes them), scraping and evaluating every second."""
+    targets written as the role writes them), scraping and evaluating every INTERVAL (also the scrape's timeout: a
+server busy in Triton's interpreter may take seconds to answer /metrics, and a failed scrape makes its series
+stale)."""
 
-    def __init__(self, directory, targets, **overrides):
+    def __init__(self, directory, targets, interval="5s", **overrides):
         self.directory = str(directory)
-        settings = role_settings(sglang_monitoring_dir=self.directory, sglang_monitoring_scrape_interval="1s",
+        settings = role_settings(sglang_monitoring_dir=self.directory, sglang_monitoring_scrape_interval=interval,
                                  _sglang_monitoring_alertmanagers=[], **overrides)
         for sub in ("rules", "file_sd", "data"):
             os.makedirs(os.path.join(self.directory, sub), exist_ok=True)

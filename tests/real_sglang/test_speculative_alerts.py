@@ -73,20 +73,26 @@ def wait(what, seconds):
 def test_the_alerts_on_acceptance_hold_for_what_sglang_exports(fleet, tmp_path):
     server = prometheus.Prometheus(tmp_path, targets(fleet))
     with server.running():
-        assert wait(lambda: len(server.query('up{job="sglang"} == 1')) == 3, 60), server.query("up")
+        assert wait(lambda: len(server.query('up{job="sglang"} == 1')) == 3, 90), server.query("up")
         for _turn in range(2):  # the token counter's series may first appear with the first request's count
             for url in fleet.values():
                 generate(url)
             time.sleep(3)
-        exported = server.query('sglang:spec_accept_length{job="sglang"}')
-        by_host = dict((sample["metric"]["host"], float(sample["value"][1])) for sample in exported)
+
+        def exported():
+            found = server.query('sglang:spec_accept_length{job="sglang"}')
+            return found if len(found) == 3 else None
+
+        samples = wait(exported, 60)
+        assert samples, server.query('{job="sglang", __name__=~"up|sglang:spec_accept_length"}')
+        by_host = dict((sample["metric"]["host"], float(sample["value"][1])) for sample in samples)
         # SGLang's own figure, by its name and with the target's labels (none of SGLang's own labels collides)
-        assert by_host["agree"] >= 3.0 and by_host["disagree"] < 2.0 and by_host["no-draft"] == 0.0, exported
-        assert all(sample["metric"]["speculative"] == "EAGLE3" for sample in exported), exported
+        assert by_host["agree"] >= 3.0 and by_host["disagree"] < 2.0 and by_host["no-draft"] == 0.0, samples
+        assert all(sample["metric"]["speculative"] == "EAGLE3" for sample in samples), samples
 
         def holding():
             alerts = sorted((name, labels["host"]) for name, _state, labels in server.alerts()
                             if name in ("SGLangAcceptanceLengthLow", "SGLangSpeculativeOff"))
             return alerts if len(alerts) >= 2 else None
 
-        assert wait(holding, 60) == [("SGLangAcceptanceLengthLow", "disagree"), ("SGLangSpeculativeOff", "no-draft")]
+        assert wait(holding, 90) == [("SGLangAcceptanceLengthLow", "disagree"), ("SGLangSpeculativeOff", "no-draft")]

@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 
+import pytest
 import yaml
 
 from gpufleet_testlib import ROOT
@@ -17,7 +18,7 @@ def docs_check(tree):
 
 def test_a_role_readme_that_no_longer_matches_its_spec_fails_the_check(tmp_path):
     tree = str(tmp_path)
-    for name in ("scripts", "roles"):
+    for name in ("scripts", "roles", os.path.join("docs", "templates")):
         shutil.copytree(os.path.join(ROOT, name), os.path.join(tree, name))
     shutil.copy(os.path.join(ROOT, "galaxy.yml"), tree)
     assert docs_check(tree).returncode == 0
@@ -63,3 +64,18 @@ def test_every_setting_a_message_tells_the_user_to_set_exists():
     module_options = {"sglang_root"}  # eagle3_audit's and delegation_patch's own option
     assert told, "the scan found no message"
     assert sorted(told - role_options() - module_options) == []
+
+
+@pytest.mark.parametrize("role", sorted(os.listdir(os.path.join(ROOT, "roles"))))
+def test_every_role_readmes_example_playbook_passes_the_syntax_check(role, tmp_path):
+    with open(os.path.join(ROOT, "roles", role, "README.md")) as handle:
+        readme = handle.read()
+    example = re.search(r"## Example Playbook\n\n```yaml\n(.*?)```", readme, re.S).group(1)
+    plays = yaml.safe_load(example)
+    assert plays[0]["tasks"][0]["ansible.builtin.import_role"]["name"] == "gpufleet.sglang." + role
+    playbook = tmp_path / "example.yml"
+    playbook.write_text(example)
+    check = subprocess.run(["ansible-playbook", "--syntax-check", "-i", "localhost,", str(playbook)],
+                           capture_output=True, text=True, check=False,
+                           env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    assert check.returncode == 0, check.stdout + check.stderr
