@@ -248,3 +248,16 @@ def test_a_jobs_dict_written_for_0_2_0_still_renders_with_the_node_job(tmp_path)
     assert 'up{job="kimi"} == 0' in rules and 'node_systemd_service_restart_total{job="node",' in rules
     nodes = json.loads((tmp_path / "prometheus" / "file_sd" / "gpufleet-sglang-nodes.json").read_text())
     assert nodes[0]["targets"] == ["10.0.0.11:9100"]
+
+
+def test_the_prometheus_config_passes_promtool_and_renames_sglangs_escaped_names_back(tmp_path):
+    """prometheus_client 0.23 and later answer a Prometheus 2.x with sglang_NAME for sglang:NAME (what the
+    real server shows: tests/real_sglang/test_speculative_alerts.py); the servers' job renames them back."""
+    config = prometheus.Prometheus(tmp_path, {}).config
+    check = subprocess.run([prometheus.promtool(), "check", "config", "--syntax-only", config], capture_output=True,
+                           text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    jobs = dict((job["job_name"], job) for job in yaml.safe_load(open(config))["scrape_configs"])
+    assert jobs["sglang"]["metric_relabel_configs"] == [{"source_labels": ["__name__"], "regex": "sglang_(.+)",
+                                                         "target_label": "__name__", "replacement": "sglang:$1"}]
+    assert "metric_relabel_configs" not in jobs["sglang-router"]
