@@ -44,6 +44,11 @@ done
 
 # Documentation markup and references (P(), O(), M()...) as the docsite would build them.
 collection="$work/installed/ansible_collections/gpufleet/sglang"
+# ansible-lint as a user runs it on the installed collection (its .ansible-lint ships in the tarball).
+if ! (cd "$collection" && ansible-lint --profile production --offline -q >"$work/lint.log" 2>&1); then
+    cat "$work/lint.log" >&2; echo "ansible-lint on the installed collection: failed" >&2; exit 1
+fi
+echo "ansible-lint --profile production on the installed collection: ok"
 (cd "$collection" && antsibull-docs lint-collection-docs --plugin-docs .)
 echo "antsibull-docs lint-collection-docs --plugin-docs: ok"
 
