@@ -36,15 +36,29 @@ def test_every_document_shows_one_pytorch_index_per_cuda_lane():
     assert indexes == {"cu128", "cu130"}, indexes
 
 
+def release_lane(version):
+    import yaml
+    from ansible_collections.gpufleet.sglang.plugins.filter.sglang_cuda_major import sglang_cuda_major
+    last12 = yaml.safe_load(open(os.path.join(ROOT, "roles", "install", "vars", "main.yml")))[
+        "_sglang_last_cuda12_release"]
+    return sglang_cuda_major(version, last12)
+
+
 def test_the_example_inventory_is_in_its_releases_lane():
     import yaml
     example = yaml.safe_load(open(os.path.join(ROOT, "inventories", "example", "group_vars", "sglang_servers.yml")))
-    last12 = yaml.safe_load(open(os.path.join(ROOT, "roles", "install", "vars", "main.yml")))[
-        "_sglang_last_cuda12_release"]
-    version = tuple(int(part) for part in example["sglang_version"].split("."))
-    cuda12 = version <= tuple(int(part) for part in last12.split("."))
+    cuda12 = release_lane(example["sglang_version"]) == 12
     assert example["sglang_torch_index_url"].endswith("/cu128" if cuda12 else "/cu130")
     assert example["cuda_toolkit_version"] == ("12.8" if cuda12 else "13.0")
+
+
+def test_the_default_toolkit_is_the_default_releases_lane():
+    """A fleet that sets neither gets a toolkit of its SGLang's CUDA (nvcc for the kernels SGLang compiles)."""
+    import yaml
+    defaults = dict((role, yaml.safe_load(open(os.path.join(ROOT, "roles", role, "defaults", "main.yml"))))
+                    for role in ("common", "cuda_driver"))
+    toolkit = defaults["cuda_driver"]["cuda_toolkit_version"]
+    assert int(toolkit.split(".")[0]) == release_lane(defaults["common"]["sglang_version"]), toolkit
 
 
 def test_the_example_inventory_has_every_group_the_guide_names_and_its_secrets_from_a_vault():

@@ -87,12 +87,12 @@ def test_fabric_manager_and_dcgm_only_where_wanted(host):
 
 
 def test_toolkit_on_login_shells_paths(host):
-    assert host.package("cuda-toolkit-13-0").is_installed
+    assert host.package("cuda-toolkit-12-8").is_installed  # the default: the default SGLang release's lane
     assert not host.package("cuda").is_installed
     shell = host.check_output("bash -lc 'echo \"$PATH|$LD_LIBRARY_PATH\"; nvcc --version'")
-    assert "/usr/local/cuda-13.0/bin:" in shell
-    assert "|/usr/local/cuda-13.0/lib64" in shell
-    assert "release 13.0" in shell
+    assert "/usr/local/cuda-12.8/bin:" in shell
+    assert "|/usr/local/cuda-12.8/lib64" in shell
+    assert "release 12.8" in shell
 
 
 def test_gpu_facts(host):
