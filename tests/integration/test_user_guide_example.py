@@ -61,6 +61,22 @@ def test_a_hub_model_without_a_pinned_commit_is_refused_before_any_change(exampl
         run.stdout[-3000:]
 
 
+def test_with_its_vault_left_empty_site_changes_nothing_on_the_fresh_hosts(example):
+    """The example's promise: left empty, a run stops before any change - not after the driver's play (packages,
+    DKMS, a reboot with cuda_driver_reboot: true), the 11 GB install and the patch, where launch once checked."""
+    run = playbook(example, "site", "-e", "vault_sglang_api_key=", "-e", "vault_sglang_router_admin_key=")
+    assert run.returncode != 0
+    assert "Nothing was changed on any host. Refused: " in run.stdout, run.stdout[-5000:]
+    assert "sglang_api_key is empty" in run.stdout
+    counts = recap(run.stdout)
+    assert sorted(counts) == sorted(SERVERS + ["lb-01", "lb-02"]), counts  # mon-01: no play reached it
+    assert {host: host_counts["changed"] for host, host_counts in counts.items() if host_counts["changed"]} == {}
+    for container in CONTAINERS:
+        installed = subprocess.run(["docker", "exec", container, "dpkg-query", "-W", "nvidia-open", "dkms"],
+                                   capture_output=True, text=True, check=False)
+        assert installed.returncode != 0, installed.stdout  # no driver package (the venv is the fixture's stand-in's)
+
+
 def test_site_converges_the_example_fleet(example):
     run = playbook(example, "site")
     assert run.returncode == 0, run.stdout[-5000:]

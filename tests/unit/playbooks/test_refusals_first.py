@@ -1,0 +1,84 @@
+"""Every refusal that the inventory alone decides comes before any change, for every host: site.yml (and each
+playbook that changes hosts) starts with playbooks/refusals.yml. An inventory like the example's with its vault
+left empty and its commits not pinned is refused on every server and router at once, before the driver's play
+(which would install packages and reboot) or any other task reaches a host. Run in check mode on hosts of the
+controller itself, so that a regression could not change this machine."""
+
+import json
+import os
+import sys
+
+import pytest
+
+from gpufleet_testlib import ROOT
+from gpufleet_testlib.playbook import run_playbook
+
+PLAYBOOKS = os.path.join(ROOT, "playbooks")
+LAUNCH = "Check the settings against each other, the models' pins and the server's key before changing anything"
+ROUTER = "Refuse a version that is not exact, a router on a non-loopback address without keys, a group without workers"
+
+
+def inventory(tmp_path, **settings):
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable, "ansible_become": False}
+    servers = {"gpu-01": {}, "gpu-02": {}}
+    data = {"all": {"vars": dict(local, **settings), "children": {
+        "sglang_servers": {"hosts": servers, "vars": {"sglang_host": "0.0.0.0"}},
+        "sglang_routers": {"hosts": {"lb-01": {}}, "vars": {"sglang_router_host": "0.0.0.0"}}}}}
+    path = tmp_path / "hosts.yml"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def run(tmp_path, playbook, *extra_vars, **settings):
+    return run_playbook(os.path.join(PLAYBOOKS, playbook), inventory(tmp_path, **settings), extra_vars,
+                        args=["--check"], env={"ANSIBLE_COLLECTIONS_PATH": os.path.join(ROOT, ".collections")})
+
+
+def tasks_run(run):
+    return [task["task"]["name"] for play in run.report["plays"] for task in play["tasks"]]
+
+
+EXAMPLE_UNFILLED = {"sglang_api_key": "", "sglang_model_path": "moonshotai/Kimi-K2.5", "sglang_model_revision": "",
+                    "sglang_weights_require_commit": True}
+
+
+def test_site_refuses_every_host_before_the_drivers_play(tmp_path):
+    result = run(tmp_path, "site.yml", **EXAMPLE_UNFILLED)
+    assert result.returncode != 0
+    for host in ("gpu-01", "gpu-02"):
+        refused = result.result(LAUNCH, host)
+        assert refused and refused.get("failed"), result.stderr[-3000:]
+        assert "sglang_api_key is empty" in refused["msg"] and "is not pinned to a commit" in refused["msg"]
+    assert "sglang_router_admin_key from a vault" in result.result(ROUTER, "lb-01")["msg"]
+    plays = [play["play"]["name"] for play in result.report["plays"]]
+    assert plays == ["Refuse what the inventory alone shows is wrong, on every host, before any host changes"], plays
+
+
+def test_a_wrong_type_is_refused_there_too_naming_the_option(tmp_path):
+    result = run(tmp_path, "site.yml", "sglang_tp_size=eight", sglang_api_key="k", sglang_router_api_key="k")
+    assert result.returncode != 0
+    assert any("sglang_tp_size" in message for message in result.messages), result.messages
+    assert len(result.report["plays"]) == 1
+
+
+@pytest.mark.parametrize("playbook", ["sglang.yml", "upgrade_draft.yml"])
+def test_each_playbook_that_changes_servers_starts_with_the_refusals(tmp_path, playbook):
+    result = run(tmp_path, playbook, "sglang_draft_model_path=/srv/models/new", **EXAMPLE_UNFILLED)
+    assert result.returncode != 0 and len(result.report["plays"]) == 1, tasks_run(result)
+    assert result.result(LAUNCH, "gpu-01")["failed"]
+    assert "lb-01" not in result.stats  # the servers' playbooks check the servers
+
+
+def test_settings_that_pass_are_checked_once_per_run(tmp_path):
+    """site.yml imports the refusals three times (its own, sglang.yml's, router.yml's): a host the first checked
+    is not checked again. Only the tasks tagged always run (the refusals, the facts), so that nothing else
+    reaches this machine."""
+    result = run_playbook(os.path.join(PLAYBOOKS, "site.yml"), inventory(
+        tmp_path, sglang_api_key="k", sglang_router_api_key="k", sglang_router_admin_key="a"), (),
+        args=["--check", "--tags", "gpufleet-no-such-tag"],
+        env={"ANSIBLE_COLLECTIONS_PATH": os.path.join(ROOT, ".collections")})
+    assert result.returncode == 0, result.stderr[-3000:]
+    checks = [(play["play"]["name"], sorted(task["hosts"])) for play in result.report["plays"]
+              for task in play["tasks"] if task["task"]["name"].endswith(LAUNCH)]
+    assert checks == [("Refuse what the inventory alone shows is wrong, on every host, before any host changes",
+                       ["gpu-01", "gpu-02", "lb-01"])], checks  # lb-01: skipped, a router
