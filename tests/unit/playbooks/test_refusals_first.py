@@ -82,3 +82,10 @@ def test_settings_that_pass_are_checked_once_per_run(tmp_path):
               for task in play["tasks"] if task["task"]["name"].endswith(LAUNCH)]
     assert checks == [("Refuse what the inventory alone shows is wrong, on every host, before any host changes",
                        ["gpu-01", "gpu-02", "lb-01"])], checks  # lb-01: skipped, a router
+
+
+def test_metrics_off_behind_routers_is_refused_before_a_server_leaves_them(tmp_path):
+    """gpufleet.sglang.lifecycle's drain reads /metrics after the server left the routers: refused at the start."""
+    result = run(tmp_path, "sglang.yml", "sglang_enable_metrics=false", sglang_api_key="k")
+    assert result.returncode != 0
+    assert "sglang_enable_metrics is false, but the fleet has routers" in result.result(LAUNCH, "gpu-01")["msg"]
