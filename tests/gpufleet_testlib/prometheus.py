@@ -127,7 +127,7 @@ stale)."""
                                     "--web.listen-address=" + self.url[len("http://"):]],
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            for _ in range(60):
+            for _second in range(60):
                 try:
                     self.api("/-/ready")
                     break
