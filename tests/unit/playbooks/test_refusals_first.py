@@ -89,3 +89,27 @@ def test_metrics_off_behind_routers_is_refused_before_a_server_leaves_them(tmp_p
     result = run(tmp_path, "sglang.yml", "sglang_enable_metrics=false", sglang_api_key="k")
     assert result.returncode != 0
     assert "sglang_enable_metrics is false, but the fleet has routers" in result.result(LAUNCH, "gpu-01")["msg"]
+
+
+def limited_site(tmp_path, limit):
+    return run_playbook(os.path.join(PLAYBOOKS, "site.yml"), inventory(
+        tmp_path, sglang_api_key="k", sglang_router_api_key="k", sglang_router_admin_key="a"), (),
+        args=["--check", "--tags", "gpufleet-no-such-tag", "--limit", limit],
+        env={"ANSIBLE_COLLECTIONS_PATH": os.path.join(ROOT, ".collections")})
+
+
+def test_site_limited_to_a_server_without_the_routers_is_refused_naming_the_limit_that_adds_it(tmp_path):
+    """A new server added with site.yml --limit would be started and never registered nor scraped: the router
+    and Prometheus plays run on no host."""
+    result = limited_site(tmp_path, "gpu-02")
+    assert result.returncode != 0
+    assert any("--limit 'gpu-02:sglang_routers:prometheus_servers'" in message and "leaves out lb-01" in message
+               for message in result.messages), result.messages
+    assert len(result.report["plays"]) == 1
+
+
+def test_site_limited_to_a_server_and_the_routers_passes(tmp_path):
+    for name, limit in (("a", "gpu-02:sglang_routers"), ("b", "sglang_routers")):  # b: no server taken in
+        (tmp_path / name).mkdir()
+        result = limited_site(tmp_path / name, limit)
+        assert result.returncode == 0, result.messages
