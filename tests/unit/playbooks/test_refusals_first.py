@@ -50,6 +50,8 @@ def test_site_refuses_every_host_before_the_drivers_play(tmp_path):
         assert refused and refused.get("failed"), result.stderr[-3000:]
         assert "sglang_api_key is empty" in refused["msg"] and "is not pinned to a commit" in refused["msg"]
     assert "sglang_router_admin_key from a vault" in result.result(ROUTER, "lb-01")["msg"]
+    stop = [message for message in result.messages if message.startswith("Nothing was changed on any host.")]
+    assert stop and all("%s: " % host in stop[0] for host in ("gpu-01", "gpu-02", "lb-01")), result.messages
     plays = [play["play"]["name"] for play in result.report["plays"]]
     assert plays == ["Refuse what the inventory alone shows is wrong, on every host, before any host changes"], plays
 
