@@ -14,9 +14,10 @@ mkdir -m 0755 "$out/rst"  # antsibull-docs wants its destination writable by its
 cp "$root/docs/site/conf.py" "$out/"
 antsibull-docs --config-file "$root/docs/site/antsibull-docs.cfg" collection --cleanup everything --use-current \
     --dest-dir "$out/rst" gpufleet.sglang >/dev/null
-# The root page, and the pages that include docs/design.md, development.md and benchmarks.md (not pages of their
-# own: conf.py excludes them).
-cp "$root/docs/site/index.rst" "$root/docs/site/"{design,development,benchmarks}.rst "$root/docs/"{design,development,benchmarks}.md \
+# The root page, and the pages that include docs/design.md, development.md, benchmarks.md and runbooks.md (not
+# pages of their own: conf.py excludes them).
+cp "$root/docs/site/index.rst" "$root/docs/site/"{design,development,benchmarks,runbooks}.rst \
+    "$root/docs/"{design,development,benchmarks,runbooks}.md \
     "$out/rst/"
 sphinx-build -M html "$out/rst" "$out" -c "$out" -q --keep-going 2>"$out/warnings.log" || true
 unexpected="$(grep -i "warning\|error" "$out/warnings.log" \

@@ -16,7 +16,7 @@ html_use_modindex = False
 html_use_index = False
 html_copy_source = False
 # docs/design.md is included by design.rst, not a page of its own.
-exclude_patterns = ["design.md", "benchmarks.md", "development.md"]
+exclude_patterns = ["design.md", "benchmarks.md", "development.md", "runbooks.md"]
 intersphinx_mapping = {
     "python3": ("https://docs.python.org/3/", (None, "../python3.inv")),
     "ansible_devel": ("https://docs.ansible.com/projects/ansible/devel/", (None, "../ansible_devel.inv")),
