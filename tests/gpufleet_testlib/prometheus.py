@@ -153,3 +153,37 @@ stale)."""
 
     def query(self, expr):
         return self.api("/api/v1/query?" + urllib.parse.urlencode({"query": expr}))["data"]["result"]
+
+
+@contextlib.contextmanager
+def alertmanager(directory):
+    """The URL of Debian's Alertmanager on loopback, with a receiver that sends nothing. Debian builds it to read
+    its default templates from /usr/share/prometheus/alertmanager: it runs in a mount namespace of its own
+    where the unpacked package's usr/share is /usr/share (the machine's is not touched)."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(debian_tool("prometheus-alertmanager",
+                                                                          "prometheus-alertmanager"))))
+    directory = str(directory)
+    config = os.path.join(directory, "alertmanager.yml")
+    with open(config, "w") as handle:
+        handle.write("route:\n  receiver: nobody\nreceivers:\n  - name: nobody\n")
+    url = "http://127.0.0.1:%d" % free_port()
+    command = "mount --bind %s/usr/share /usr/share && exec %s/usr/bin/prometheus-alertmanager %s" % (
+        package, package, " ".join(["--config.file=" + config, "--storage.path=" + os.path.join(directory, "data"),
+                                    "--web.listen-address=" + url[len("http://"):], "--cluster.listen-address="]))
+    log = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", command],
+                               stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _second in range(60):
+            try:
+                with urllib.request.urlopen(url + "/-/ready", timeout=5):
+                    break
+            except OSError:
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError("Alertmanager exited: " + log.read()[-3000:])
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
