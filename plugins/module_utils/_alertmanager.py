@@ -52,7 +52,7 @@ def _checked(listing, url):
     """[{id, state, matchers, ends_at, created_by}] from a GET /api/v2/silences answer, checked field by field."""
     silences = []
     for index, silence in enumerate(listing):
-        problem = None
+        problem, ends_at = None, None
         if not isinstance(silence, dict):
             problem = "is not an object"
         elif not isinstance(silence.get("id"), str) or not isinstance(silence.get("createdBy"), str):
