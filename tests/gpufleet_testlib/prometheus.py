@@ -121,25 +121,10 @@ stale)."""
 
     @contextlib.contextmanager
     def running(self):
-        log = tempfile.TemporaryFile(mode="w+")
-        process = subprocess.Popen([debian_tool("prometheus", "prometheus"), "--config.file=" + self.config,
-                                    "--storage.tsdb.path=" + os.path.join(self.directory, "data"),
-                                    "--web.listen-address=" + self.url[len("http://"):]],
-                                   stdout=log, stderr=subprocess.STDOUT)
-        try:
-            for _second in range(60):
-                try:
-                    self.api("/-/ready")
-                    break
-                except OSError:
-                    if process.poll() is not None:
-                        log.seek(0)
-                        raise RuntimeError("Prometheus exited: " + log.read()[-3000:])
-                    time.sleep(0.5)
+        with serving("Prometheus", self.url, [debian_tool("prometheus", "prometheus"), "--config.file=" + self.config,
+                                              "--storage.tsdb.path=" + os.path.join(self.directory, "data"),
+                                              "--web.listen-address=" + self.url[len("http://"):]]):
             yield self
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
 
     def api(self, path):
         with urllib.request.urlopen(self.url + path, timeout=10) as answer:
@@ -170,9 +155,15 @@ def alertmanager(directory):
     command = "mount --bind %s/usr/share /usr/share && exec %s/usr/bin/prometheus-alertmanager %s" % (
         package, package, " ".join(["--config.file=" + config, "--storage.path=" + os.path.join(directory, "data"),
                                     "--web.listen-address=" + url[len("http://"):], "--cluster.listen-address="]))
+    with serving("Alertmanager", url, ["unshare", "--mount", "--propagation", "private", "sh", "-c", command]):
+        yield url
+
+
+@contextlib.contextmanager
+def serving(name, url, command):
+    """COMMAND running until URL/-/ready answers (Prometheus' and Alertmanager's readiness), stopped on leaving."""
     log = tempfile.TemporaryFile(mode="w+")
-    process = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", command],
-                               stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
         for _second in range(60):
             try:
@@ -181,9 +172,9 @@ def alertmanager(directory):
             except OSError:
                 if process.poll() is not None:
                     log.seek(0)
-                    raise RuntimeError("Alertmanager exited: " + log.read()[-3000:])
+                    raise RuntimeError("%s exited: %s" % (name, log.read()[-3000:]))
                 time.sleep(0.5)
-        yield url
+        yield
     finally:
         process.terminate()
         process.wait(timeout=30)
