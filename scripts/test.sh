@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: lint, generated docs, build and Galaxy import, sanity, unit tests, then
 # molecule and the integration tests (system). Every step runs; the script exits non-zero if any failed and ends with a summary and pytest's line for the unit tests.
-# The unit and real-SGLang tests (one pytest process each, one core) run beside the other static steps, on the
-# other core; their output is printed when they end. The system tests come last: their lanes keep both cores busy.
+# The unit and the real-SGLang tests (one pytest process each) run beside each other and beside the other static
+# steps; their output is printed when they end. The system tests come last: their lanes keep both cores busy.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,19 +28,18 @@ step() {
 }
 
 pytest_started=$SECONDS
-(
-    step units pytest -q tests/unit
-    step real-sglang pytest -q tests/real_sglang
-) >"$logs/pytest-steps.out" 2>&1 &
-pytest_steps=$!
+step units pytest -q tests/unit >"$logs/units-step.out" 2>&1 &
+units_step=$!
+step real-sglang pytest -q tests/real_sglang >"$logs/real-sglang-step.out" 2>&1 &
+real_sglang_step=$!
 step yamllint yamllint --strict .
 step ansible-lint ansible-lint --profile production
 step docs bash scripts/check-docs.sh
 step docs-site bash scripts/docs-site.sh
 step build bash scripts/check-build.sh
 step sanity bash scripts/ansible-test.sh sanity --python "$python_minor" --color no
-wait "$pytest_steps"
-cat "$logs/pytest-steps.out"
+wait "$units_step" "$real_sglang_step"
+cat "$logs/units-step.out" "$logs/real-sglang-step.out"
 echo "time   static steps, units and real-sglang beside the rest ($((SECONDS - pytest_started)) s)" >>"$results"
 step system bash scripts/system-tests.sh
 
