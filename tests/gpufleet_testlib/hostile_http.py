@@ -55,6 +55,16 @@ def reply(body, status=200, content_type="application/json", length=None):
     return answer
 
 
+def redirect(location, status=307):
+    """An answer that sends the client to ``location``."""
+    def answer(handler):
+        handler.send_response(status)
+        handler.send_header("Location", location)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+    return answer
+
+
 def flood(mib, status=200, byte=b" "):
     """An answer that announces and sends ``mib`` MiB (a body too large to read whole)."""
     def answer(handler):

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from gpufleet_testlib import prometheus
-from gpufleet_testlib.hostile_http import Server, flood, reply
+from gpufleet_testlib.hostile_http import Server, flood, redirect, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import alertmanager_silence
 
@@ -81,12 +81,7 @@ def one_sentence(result):
 
 def test_a_redirect_to_another_origin_is_refused():
     with Server(reply(b"[]")) as elsewhere:
-        def redirect(handler):
-            handler.send_response(307)
-            handler.send_header("Location", elsewhere.url + "/api/v2/silences")
-            handler.send_header("Content-Length", "0")
-            handler.end_headers()
-        with Server(redirect) as hostile:
+        with Server(redirect(elsewhere.url + "/api/v2/silences")) as hostile:
             msg = one_sentence(silence(hostile.url))
     assert elsewhere.requests == [] and "another origin; nothing was sent there" in msg
 

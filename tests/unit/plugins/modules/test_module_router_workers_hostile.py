@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gpufleet_testlib.bounded import MIB, bounded
-from gpufleet_testlib.hostile_http import Server, flood, reply
+from gpufleet_testlib.hostile_http import Server, flood, redirect, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import router_workers
 
@@ -29,12 +29,7 @@ def one_sentence(result):
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_a_redirect_to_another_origin_gets_no_key_and_fails_the_task(status):
     with Server(reply(b"{}")) as elsewhere:
-        def redirect(handler):
-            handler.send_response(status)
-            handler.send_header("Location", elsewhere.url + "/workers")
-            handler.send_header("Content-Length", "0")
-            handler.end_headers()
-        with Server(redirect) as router:
+        with Server(redirect(elsewhere.url + "/workers", status)) as router:
             msg = one_sentence(call(router.url))
     assert elsewhere.requests == []  # nothing at all was sent to the other origin, the key least of all
     assert "redirects to %s/workers, another origin; nothing was sent there" % elsewhere.url in msg

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gpufleet_testlib.bounded import MIB, bounded
-from gpufleet_testlib.hostile_http import Server, flood, reply
+from gpufleet_testlib.hostile_http import Server, flood, redirect, reply
 from gpufleet_testlib.modules import run_module
 from ansible_collections.gpufleet.sglang.plugins.modules import server_wait
 
@@ -37,12 +37,7 @@ def one_sentence(result):
 
 def test_a_server_info_redirected_to_another_origin_gets_no_key():
     with Server(reply(b"{}")) as elsewhere:
-        def redirect(handler):
-            handler.send_response(307)
-            handler.send_header("Location", elsewhere.url + "/server_info")
-            handler.send_header("Content-Length", "0")
-            handler.end_headers()
-        with Server(healthy_then(redirect)) as server:
+        with Server(healthy_then(redirect(elsewhere.url + "/server_info"))) as server:
             msg = one_sentence(wait(server.url))
     assert elsewhere.requests == [] and "another origin; nothing was sent there" in msg
 
