@@ -87,11 +87,13 @@ def test_a_new_fleet_starts_every_server_at_once(host):
     assert abs(started[0] - started[1]) <= 3, started
 
 
-def test_a_no_op_site_yml_runs_at_most_27_tasks_on_each_server():
+def test_a_no_op_site_yml_runs_at_most_32_tasks_on_each_server():
     """The controller spends about 60 ms of CPU per host and task (bench/scale.py): a converged server
-    costs a run of site.yml 27 tasks at most (ran or skipped), none of them changes anything, and no role
+    costs a run of site.yml 32 tasks at most (ran or skipped), none of them changes anything, and no role
     runs the tasks that converge what a host lacks (each read found nothing: its wanted state matches what
     the converging tasks write, byte for byte).
+    Five of them are the refusals that open the run (playbooks/refusals.yml: the type checks of common,
+    install and launch, and the settings refusals of install and launch), 27 the roles.
     A task of the run rather than of each host (run_once: the plans the run prints) has one host's
     result and does not count. The first run converges what the tests before this one left
     (test_negative.py unpatches)."""
@@ -103,6 +105,6 @@ def test_a_no_op_site_yml_runs_at_most_27_tasks_on_each_server():
                                if len(task["hosts"]) == 1 for host in task["hosts"])
     for name in testinfra_hosts:
         assert counts[name]["changed"] == 0, counts
-        assert counts[name]["ran"] + counts[name]["skipped"] - once[name] <= 27, (counts, once)
+        assert counts[name]["ran"] + counts[name]["skipped"] - once[name] <= 32, (counts, once)
         assert not run.ran("for what the host lacks", name), [
             task for task, host, result in run.results() if host == name and not result.get("skipped")]
