@@ -5,9 +5,11 @@ network's gateway, where the demo's Alertmanager sends every alert. The fleet wa
 test_execution_environment.py (site.yml, monitoring included); the tests run in this file's order.
 """
 
+import datetime
 import http.server
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -157,6 +159,64 @@ def test_two_rolling_settings_changes_in_a_row_page_no_one(demo_fleet, receiver)
     assert critical_alerts() == []
     assert [got for status, got in receiver.since(start) if got.get("severity") == "critical"] == []
     assert [on(host, "systemctl", "show", "-P", "NRestarts", UNIT) for host in HOSTS] == ["0", "0", "0"]
+
+
+def silences():
+    """[(host, state, endsAt)] of the silences gpufleet.sglang made in the demo's Alertmanager (on loopback there)."""
+    answer = on(HOSTS[0], "python3", "-c", "import urllib.request; print(urllib.request.urlopen("
+                "'http://127.0.0.1:9093/api/v2/silences', timeout=10).read().decode())")
+    return [(dict((m["name"], m["value"]) for m in entry["matchers"]).get("host"), entry["status"]["state"],
+             entry["endsAt"]) for entry in json.loads(answer) if entry["createdBy"] == "gpufleet.sglang"]
+
+
+def fired_down_alerts(since_seconds):
+    """The hosts on which SGLangServerDown fired in Prometheus in the last since_seconds."""
+    query = 'max_over_time(ALERTS{alertname="SGLangServerDown", alertstate="firing"}[%ds])' % since_seconds
+    return sorted(result["metric"]["host"] for result in prometheus("/api/v1/query?query=" + urllib.parse.quote(query))["result"])
+
+
+LONG_LOAD = '{"SGLANG_STANDIN_LOAD_DELAY":"50"}'  # longer than the demo's down_for (30s) and a scrape
+
+
+def test_a_rolling_change_whose_load_outlasts_the_alerts_window_pages_no_one(demo_fleet, receiver):
+    """As a real Kimi-K2.5 load (20-30 minutes) outlasts SGLangServerDown's for window: each server is down
+    longer than it, the alert fires in Prometheus, and Alertmanager sends nothing, each host being marked as a
+    planned absence (a silence) from before it stops until it is back. None is left afterwards."""
+    start = time.monotonic()
+    try:
+        sglang_playbook("-e", "sglang_env=" + LONG_LOAD)
+    finally:
+        sglang_playbook()
+    time.sleep(15)  # Alertmanager's group_wait and a scrape after the last restart
+    fired = fired_down_alerts(int(time.monotonic() - start) + 60)
+    print("SGLangServerDown fired in Prometheus on %s" % fired)
+    assert fired == sorted(HOSTS)  # the window was outlasted on every host: without the silences, three pages
+    assert [got for status, got in receiver.since(start) if got.get("alertname") == "SGLangServerDown"] == []
+    assert [state for _host, state, _ends in silences() if state != "expired"] == []
+
+
+def test_a_controller_killed_mid_batch_leaves_no_silence_beyond_its_end(demo_fleet, receiver):
+    """The run is killed while a server it stopped loads: the silence it made ends by itself at its end time
+    (sglang_planned_absence_seconds, 40 s here), and the next run finishes the batch."""
+    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
+               "gpufleet.sglang.sglang", "-e", "sglang_env=" + LONG_LOAD, "-e", "sglang_planned_absence_seconds=40"]
+    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True, env=dict(os.environ, GPUFLEET_CACHE=CACHE,
+                                                            ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    try:
+        live = wait(lambda: [entry for entry in silences() if entry[1] == "active"], 300)
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+        killed_at = datetime.datetime.now(datetime.timezone.utc)
+        (host, _state, ends), = live
+        ends_at = datetime.datetime.strptime(ends.replace("Z", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z")
+        assert ends_at <= killed_at + datetime.timedelta(seconds=40), (ends_at, killed_at)
+        wait(lambda: all(state == "expired" for _host, state, _ends in silences()), 90)
+        print("the silence of %s, made by the killed run, ended by itself at %s" % (host, ends))
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+        sglang_playbook()  # finishes what the killed run began, and puts the inventory's settings back
 
 
 def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
