@@ -219,6 +219,33 @@ def test_a_controller_killed_mid_batch_leaves_no_silence_beyond_its_end(demo_fle
         sglang_playbook()  # finishes what the killed run began, and puts the inventory's settings back
 
 
+def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
+    """The fleet's Alertmanager stops while a batch's server loads: the server, healthy, rejoins and the run passes,
+    saying which Alertmanager kept the silence; the operator expires it with the module once it is back."""
+    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo", "gpufleet.sglang.sglang",
+               "--limit", HOSTS[2], "-e", 'sglang_env={"SGLANG_STANDIN_LOAD_DELAY":"20"}']
+    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    try:
+        wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 300)
+        on(HOSTS[0], "systemctl", "stop", "prometheus-alertmanager")
+        output, _ = run.communicate(timeout=600)
+        assert run.returncode == 0, output[-3000:]
+        assert "Say which Alertmanager kept the silence" in output and "cannot be reached" in output, output[-3000:]
+    finally:
+        if run.poll() is None:
+            run.kill()
+        on(HOSTS[0], "systemctl", "start", "prometheus-alertmanager")
+    wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 60)  # kept across the restart
+    subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible"), "-i", "inventories/demo", HOSTS[0], "-m",
+                    "gpufleet.sglang.alertmanager_silence", "-a", json.dumps(
+                        {"url": "http://127.0.0.1:9093", "labels": {"host": HOSTS[2]}, "state": "absent"})],
+                   cwd=ROOT, check=True, capture_output=True,
+                   env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    assert [state for host, state, _ends in silences() if host == HOSTS[2] and state == "active"] == []
+    sglang_playbook()  # the inventory's settings back
+
+
 def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
     """sglang_monitoring_down_for is 30s in the demo, scraped every 5s; Alertmanager waits 5s to group."""
     on(HOSTS[2], "systemctl", "stop", UNIT)
