@@ -133,12 +133,13 @@ class AlertmanagerClient(object):
         self._call("DELETE", "/api/v2/silence/" + quote(silence_id, safe=""), expect=None)
 
 
-def ensure(client, labels, seconds, created_by, comment, state="present", check_mode=False, now=None):
+def ensure(client, labels, seconds, created_by, comment, state="present", check_mode=False, now=None, end_within=0):
     """Bring the planned absence of ``labels`` to ``state``: {changed, silence_id, ends_at, expired}.
 
     present: one live silence of ``created_by`` ending no earlier than ``seconds`` from now (an earlier one is
-    replaced, further ones expired). absent: every live silence of ``created_by`` with these matchers expired.
-    Silences that others made are never touched."""
+    replaced, further ones expired). absent: every live silence of ``created_by`` with these matchers expired, or,
+    with ``end_within`` seconds, the latest one ending no later than that from now (a later one is replaced by one
+    that ends then) and the others expired. Silences that others made are never touched."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
     ours = [silence for silence in client.silences(labels)
             if silence["created_by"] == created_by and silence["state"] in LIVE]
@@ -157,6 +158,15 @@ def ensure(client, labels, seconds, created_by, comment, state="present", check_
             if not check_mode:
                 result["silence_id"] = client.post(labels, ends_at, created_by, comment,
                                                    replaces=ours[0]["id"] if ours else None)
+        surplus = ours[1:]
+    elif end_within and ours:
+        ends_at = now + datetime.timedelta(seconds=end_within)
+        if ours[0]["ends_at"] <= ends_at:
+            result.update(silence_id=ours[0]["id"], ends_at=stamp(ours[0]["ends_at"]))
+        else:
+            result.update(changed=True, ends_at=stamp(ends_at))
+            if not check_mode:
+                result["silence_id"] = client.post(labels, ends_at, created_by, comment, replaces=ours[0]["id"])
         surplus = ours[1:]
     else:
         surplus = ours

@@ -16,7 +16,7 @@ description:
     0.25 answers it.
   - With V(present), one silence of O(created_by) with exactly these label matchers lasts at least O(seconds) from
     now; an earlier one is replaced by one that ends later, further ones are expired. With V(absent), every live
-    silence of O(created_by) with these matchers is expired.
+    silence of O(created_by) with these matchers is expired, or, with O(end_within), ends within that many seconds.
   - A silence ends by itself at its end time, so a run that dies in the middle of its work leaves no silence
     beyond it. Silences that anyone else made are never touched.
   - Alertmanager is outside data. A redirect to another origin is refused; each call has one deadline for its
@@ -43,6 +43,15 @@ options:
     description: With V(present), how long from now the silence lasts at least.
     type: int
     default: 3600
+  end_within:
+    description:
+      - With V(absent), how soon the live silence ends, in seconds from now; V(0) expires it at once.
+      - At the end of planned work, the alerts that the absence fired still fire until Prometheus scrapes the host and
+        evaluates its rules again; a silence that outlives that by a little lets them resolve unseen. A silence that
+        ends sooner is kept as it is; none is made where none lives.
+    type: int
+    default: 0
+    version_added: 0.2.2
   comment:
     description: The silence's comment, which Alertmanager shows.
     type: str
@@ -78,7 +87,15 @@ EXAMPLES = r"""
     comment: restart for a new draft
   delegate_to: mon-01
 
-- name: End the silence once the server is back
+- name: End the silence once the server is back, a minute later, so that its alerts resolve unseen first
+  gpufleet.sglang.alertmanager_silence:
+    url: http://127.0.0.1:9093
+    labels: {host: gpu-01}
+    state: absent
+    end_within: 60
+  delegate_to: mon-01
+
+- name: End it at once
   gpufleet.sglang.alertmanager_silence:
     url: http://127.0.0.1:9093
     labels: {host: gpu-01}
@@ -120,6 +137,7 @@ def main():
             labels=dict(type="dict", required=True),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             seconds=dict(type="int", default=3600),
+            end_within=dict(type="int", default=0),
             comment=dict(type="str", default="planned work by gpufleet.sglang"),
             created_by=dict(type="str", default="gpufleet.sglang"),
             timeout=dict(type="int", default=10),
@@ -132,10 +150,13 @@ def main():
         module.fail_json(msg="labels is empty: a silence must select something (for example {host: gpu-01})")
     if params["seconds"] <= 0:
         module.fail_json(msg="seconds must be positive (got %d)" % params["seconds"])
+    if params["end_within"] < 0:
+        module.fail_json(msg="end_within must not be negative (got %d): 0 expires the silence at once"
+                         % params["end_within"])
     try:
         client = AlertmanagerClient(params["url"], timeout=params["timeout"], validate_certs=params["validate_certs"])
         result = ensure(client, params["labels"], params["seconds"], params["created_by"], params["comment"],
-                        state=params["state"], check_mode=module.check_mode)
+                        state=params["state"], check_mode=module.check_mode, end_within=params["end_within"])
     except AlertmanagerError as exc:
         module.fail_json(msg=str(exc))
     module.exit_json(**result)

@@ -176,18 +176,21 @@ def fired_down_alerts(since_seconds):
 
 
 LONG_LOAD = '{"SGLANG_STANDIN_LOAD_DELAY":"50"}'  # longer than the demo's down_for (30s) and a scrape
+GRACE = 20  # inventories/demo/group_vars/sglang_servers.yml: sglang_planned_absence_grace_seconds
 
 
 def test_a_rolling_change_whose_load_outlasts_the_alerts_window_pages_no_one(demo_fleet, receiver):
     """As a real Kimi-K2.5 load (20-30 minutes) outlasts SGLangServerDown's for window: each server is down
     longer than it, the alert fires in Prometheus, and Alertmanager sends nothing, each host being marked as a
-    planned absence (a silence) from before it stops until it is back. None is left afterwards."""
+    planned absence (a silence) from before it stops until its grace after it is back (20 s here), in which the
+    alert resolves: a silence expired at the server's return let the alert still firing page. None is left
+    afterwards."""
     start = time.monotonic()
     try:
         sglang_playbook("-e", "sglang_env=" + LONG_LOAD)
     finally:
         sglang_playbook()
-    time.sleep(15)  # Alertmanager's group_wait and a scrape after the last restart
+    time.sleep(GRACE + 15)  # the last silence's grace, then Alertmanager's group_wait and more
     fired = fired_down_alerts(int(time.monotonic() - start) + 60)
     print("SGLangServerDown fired in Prometheus on %s" % fired)
     assert fired == sorted(HOSTS)  # the window was outlasted on every host: without the silences, three pages
@@ -244,6 +247,7 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
                    env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
     assert [state for host, state, _ends in silences() if host == HOSTS[2] and state == "active"] == []
     sglang_playbook()  # the inventory's settings back
+    wait(lambda: not [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], GRACE + 30)
 
 
 def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):

@@ -49,6 +49,21 @@ def test_a_planned_absence_is_one_silence_kept_lengthened_and_expired(alertmanag
     assert not silence(alertmanager, state="absent")["changed"]
 
 
+def test_an_absence_may_end_within_a_grace_so_that_the_alerts_it_covered_resolve_first(alertmanager):
+    """At a server's return its alerts still fire until Prometheus scrapes it and evaluates the rules again: expired
+    at once, the silence would let them page. absent with end_within: the silence ends that soon, not at once."""
+    host = {"host": "gpu-05"}
+    made = silence(alertmanager, labels=host, seconds=1800)
+    ending = silence(alertmanager, labels=host, state="absent", end_within=60)
+    assert ending["changed"] and ending["ends_at"] < made["ends_at"], (made, ending)
+    (ends,) = [ends for _by, ends in live(alertmanager, host).values()]
+    assert ends == ending["ends_at"]  # the one live silence now ends within the minute
+    assert not silence(alertmanager, labels=host, state="absent", end_within=60)["changed"]  # at once again: nothing
+    assert not silence(alertmanager, labels=host, state="absent", end_within=600)["changed"]  # never made longer
+    assert silence(alertmanager, labels=host, state="absent")["changed"] and live(alertmanager, host) == {}
+    assert not silence(alertmanager, labels=host, state="absent", end_within=60)["changed"]  # none to end: none made
+
+
 def test_check_mode_reports_and_changes_nothing(alertmanager):
     would = silence(alertmanager, check_mode=True, labels={"host": "gpu-02"})
     assert would["changed"] and would["silence_id"] is None and live(alertmanager, {"host": "gpu-02"}) == {}
@@ -72,6 +87,7 @@ def test_a_silence_of_more_labels_is_another_one(alertmanager):
 def test_no_labels_and_no_time_are_refused_saying_what_to_give(alertmanager):
     assert "labels is empty" in silence(alertmanager, labels={})["msg"]
     assert "seconds must be positive" in silence(alertmanager, seconds=0)["msg"]
+    assert "end_within must not be negative" in silence(alertmanager, state="absent", end_within=-1)["msg"]
 
 
 def one_sentence(result):
