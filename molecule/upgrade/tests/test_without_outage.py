@@ -147,9 +147,11 @@ def test_a_settings_change_restarts_one_host_at_a_time_behind_the_router():
     run = watched.run("sglang_mem_fraction_static=0.8")
     watched.assert_one_host_at_a_time(run, "settings change")
     # Each host's batch (leave, apply, rejoin, the prunes) with no task of its own for an include, for the
-    # validation of an entry point without options, or for a draft record that is already on the host (42 before).
+    # validation of an entry point without options, or for a draft record that is already on the host (42 before;
+    # 31, then 34 with the planned absence: leave's silence, and rejoin's end of it and its report, skipped here
+    # where no Alertmanager is).
     batch = run.task_counts("SGLang restarted batch by batch, out of the routers, gated, rolled back on failure")
-    assert sorted(batch) == SERVERS and all(row["ran"] + row["skipped"] <= 31 for row in batch.values()), batch
+    assert sorted(batch) == SERVERS and all(row["ran"] + row["skipped"] <= 34 for row in batch.values()), batch
     assert all(unit_line(name, "--mem-fraction-static") == ["--mem-fraction-static 0.8 \\"] for name in SERVERS)
     rerun = site("sglang_mem_fraction_static=0.8")
     assert rerun.returncode == 0 and rerun.says("No host owes a restart.") and rerun.changed(SERVERS[0]) == 0
