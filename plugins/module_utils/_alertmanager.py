@@ -133,6 +133,21 @@ class AlertmanagerClient(object):
         self._call("DELETE", "/api/v2/silence/" + quote(silence_id, safe=""), expect=None)
 
 
+def _target(ours, now, state, seconds, end_within):
+    """(when the one live silence should end, whether the latest of ``ours`` fits that already), or None when none
+    should live."""
+    if state == "present":
+        ends_at = now + datetime.timedelta(seconds=seconds)
+        # A silence that ends within a tenth of the window (at most a minute) of the wanted end is kept: a task
+        # run again at once changes nothing.
+        slack = datetime.timedelta(seconds=min(60, seconds // 10))
+        return ends_at, bool(ours) and ours[0]["ends_at"] >= ends_at - slack
+    if end_within and ours:
+        ends_at = now + datetime.timedelta(seconds=end_within)
+        return ends_at, ours[0]["ends_at"] <= ends_at
+    return None
+
+
 def ensure(client, labels, seconds, created_by, comment, state="present", check_mode=False, now=None, end_within=0):
     """Bring the planned absence of ``labels`` to ``state``: {changed, silence_id, ends_at, expired}.
 
@@ -145,28 +160,16 @@ def ensure(client, labels, seconds, created_by, comment, state="present", check_
             if silence["created_by"] == created_by and silence["state"] in LIVE]
     ours.sort(key=lambda silence: silence["ends_at"], reverse=True)
     result = {"changed": False, "silence_id": None, "ends_at": None, "expired": []}
-    if state == "present":
-        ends_at = now + datetime.timedelta(seconds=seconds)
-        # A silence that ends within a tenth of the window (at most a minute) of the wanted end is kept: a task
-        # run again at once changes nothing.
-        slack = datetime.timedelta(seconds=min(60, seconds // 10))
-        kept = ours[0] if ours and ours[0]["ends_at"] >= ends_at - slack else None
-        if kept:
-            result.update(silence_id=kept["id"], ends_at=stamp(kept["ends_at"]))
+    target = _target(ours, now, state, seconds, end_within)
+    if target:
+        ends_at, fits = target
+        if fits:
+            result.update(silence_id=ours[0]["id"], ends_at=stamp(ours[0]["ends_at"]))
         else:
             result.update(changed=True, ends_at=stamp(ends_at))
             if not check_mode:
                 result["silence_id"] = client.post(labels, ends_at, created_by, comment,
                                                    replaces=ours[0]["id"] if ours else None)
-        surplus = ours[1:]
-    elif end_within and ours:
-        ends_at = now + datetime.timedelta(seconds=end_within)
-        if ours[0]["ends_at"] <= ends_at:
-            result.update(silence_id=ours[0]["id"], ends_at=stamp(ours[0]["ends_at"]))
-        else:
-            result.update(changed=True, ends_at=stamp(ends_at))
-            if not check_mode:
-                result["silence_id"] = client.post(labels, ends_at, created_by, comment, replaces=ours[0]["id"])
         surplus = ours[1:]
     else:
         surplus = ours
