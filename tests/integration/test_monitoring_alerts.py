@@ -103,12 +103,17 @@ def test_prometheus_scrapes_every_server_its_node_exporter_and_the_router(demo_f
     assert [manager["url"] for manager in alertmanagers] == ["http://127.0.0.1:9093/api/v2/alerts"]
 
 
+ANSIBLE_ENV = dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections"))
+
+
+def playbook_command(name, *extra):
+    return [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
+            "gpufleet.sglang." + name] + list(extra)
+
+
 def playbook(name, *extra):
-    run = subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
-                          "gpufleet.sglang." + name] + list(extra), cwd=ROOT, capture_output=True, text=True,
-                         check=False, timeout=1200,
-                         env=dict(os.environ, GPUFLEET_CACHE=CACHE,
-                                  ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+    run = subprocess.run(playbook_command(name, *extra), cwd=ROOT, capture_output=True, text=True, check=False,
+                         timeout=1200, env=ANSIBLE_ENV)
     assert run.returncode == 0, run.stdout[-3000:]
     return run.stdout
 
@@ -201,11 +206,9 @@ def test_a_rolling_change_whose_load_outlasts_the_alerts_window_pages_no_one(dem
 def test_a_controller_killed_mid_batch_leaves_no_silence_beyond_its_end(demo_fleet, receiver):
     """The run is killed while a server it stopped loads: the silence it made ends by itself at its end time
     (sglang_planned_absence_seconds, 40 s here), and the next run finishes the batch."""
-    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo",
-               "gpufleet.sglang.sglang", "-e", "sglang_env=" + LONG_LOAD, "-e", "sglang_planned_absence_seconds=40"]
+    command = playbook_command("sglang", "-e", "sglang_env=" + LONG_LOAD, "-e", "sglang_planned_absence_seconds=40")
     run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True, env=dict(os.environ, GPUFLEET_CACHE=CACHE,
-                                                            ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+                           start_new_session=True, env=ANSIBLE_ENV)
     try:
         live = wait(lambda: [entry for entry in silences() if entry[1] == "active"], 300)
         os.killpg(run.pid, signal.SIGKILL)
@@ -225,10 +228,9 @@ def test_a_controller_killed_mid_batch_leaves_no_silence_beyond_its_end(demo_fle
 def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
     """The fleet's Alertmanager stops while a batch's server loads: the server, healthy, rejoins and the run passes,
     saying which Alertmanager kept the silence; the operator expires it with the module once it is back."""
-    command = [os.path.join(ROOT, ".venv", "bin", "ansible-playbook"), "-i", "inventories/demo", "gpufleet.sglang.sglang",
-               "--limit", HOSTS[2], "-e", 'sglang_env={"SGLANG_STANDIN_LOAD_DELAY":"20"}']
+    command = playbook_command("sglang", "--limit", HOSTS[2], "-e", 'sglang_env={"SGLANG_STANDIN_LOAD_DELAY":"20"}')
     run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=dict(os.environ, GPUFLEET_CACHE=CACHE, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+                           env=ANSIBLE_ENV)
     try:
         wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 300)
         on(HOSTS[0], "systemctl", "stop", "prometheus-alertmanager")
@@ -243,8 +245,7 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
     subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible"), "-i", "inventories/demo", HOSTS[0], "-m",
                     "gpufleet.sglang.alertmanager_silence", "-a", json.dumps(
                         {"url": "http://127.0.0.1:9093", "labels": {"host": HOSTS[2]}, "state": "absent"})],
-                   cwd=ROOT, check=True, capture_output=True,
-                   env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(ROOT, ".collections")))
+                   cwd=ROOT, check=True, capture_output=True, env=ANSIBLE_ENV)
     assert [state for host, state, _ends in silences() if host == HOSTS[2] and state == "active"] == []
     sglang_playbook()  # the inventory's settings back
     wait(lambda: not [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], GRACE + 30)
