@@ -17,7 +17,9 @@ image: engine     ## the local Debian 12 + systemd base image (debootstrap + doc
 real-sglang: setup  ## the real SGLang 0.5.9 and 0.5.23 with every dependency, one venv each in the cache (first time: ~3.5 min and 11 GB each)
 	PYTHONPATH=tests python -m gpufleet_testlib.real_sglang
 
-test: setup image real-sglang ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, real SGLang, molecule
+test: setup ## the whole suite: lint, generated docs, build + Galaxy import, sanity, pytest units, real SGLang, molecule
+	@# The base images and the SGLang venvs at once: on a new machine both are mostly downloads.
+	$(MAKE) --no-print-directory --output-sync=target -j2 image real-sglang
 	bash scripts/test.sh
 
 test-rollout: setup image real-sglang  ## a draft rollout on two real SGLang servers behind the router, gated on the acceptance SGLang reports (EAGLE-3 on the CPU; not in make test)

@@ -26,25 +26,21 @@ mirror_from_host() {
     printf '%s' "$uri"
 }
 
+image_of() {
+    printf 'gpufleet-sglang/debian%s-systemd:%s' "${DEBIAN_VERSION[$1]}" "$1"
+}
+
+recipe_of() {
+    docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$(image_of "$1")" 2>/dev/null || true
+}
+
 build_image() {
-    local suite="$1" image current_hash mirror rootfs unit
-    [ -n "${DEBIAN_VERSION[$suite]:-}" ] || { log "unknown suite $suite (known: ${!DEBIAN_VERSION[*]})"; exit 1; }
-    image="gpufleet-sglang/debian${DEBIAN_VERSION[$suite]}-systemd:$suite"
-    current_hash="$(docker image inspect -f '{{ index .Config.Labels "gpufleet.recipe" }}' "$image" 2>/dev/null || true)"
-    if [ "$current_hash" = "$recipe_hash" ]; then
-        log "$image is current (recipe $recipe_hash)"
-        return 0
-    fi
-    log "building $image (recipe $recipe_hash, found '${current_hash:-none}')"
+    local suite="$1" image mirror rootfs unit
+    image="$(image_of "$suite")"
+    log "building $image (recipe $recipe_hash, found '$(recipe_of "$suite")')"
 
     mirror="${DEBIAN_MIRROR:-$(mirror_from_host)}"
     [ -n "$mirror" ] || { log "no Debian mirror found in /etc/apt; set DEBIAN_MIRROR"; exit 1; }
-    if ! command -v debootstrap >/dev/null 2>&1; then
-        log "installing debootstrap"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
-    fi
-
     rootfs="$(mktemp -d /var/tmp/gpufleet-rootfs.XXXXXX)"
     log "debootstrap $suite from $mirror"
     debootstrap --variant=minbase --include="$PACKAGES" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
@@ -82,6 +78,29 @@ SOURCES
 if [ "$#" -eq 0 ]; then
     set -- bookworm trixie
 fi
+stale=()
 for suite in "$@"; do
-    build_image "$suite"
+    [ -n "${DEBIAN_VERSION[$suite]:-}" ] || { log "unknown suite $suite (known: ${!DEBIAN_VERSION[*]})"; exit 1; }
+    if [ "$(recipe_of "$suite")" = "$recipe_hash" ]; then
+        log "$(image_of "$suite") is current (recipe $recipe_hash)"
+    else
+        stale+=("$suite")
+    fi
 done
+[ "${#stale[@]}" -gt 0 ] || exit 0
+if ! command -v debootstrap >/dev/null 2>&1; then
+    log "installing debootstrap"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+fi
+# The suites at once: debootstrap mostly waits on the mirror.
+pids=()
+for suite in "${stale[@]}"; do
+    build_image "$suite" &
+    pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+exit "$status"

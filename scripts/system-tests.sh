@@ -29,7 +29,7 @@ for index in "${!lanes[@]}"; do
         for step in ${lanes[$index]}; do
             start=$SECONDS
             if [ "$step" = tests/integration ]; then
-                pytest -q -p no:cacheprovider tests/integration || echo "$step" >>"$work/failed"
+                pytest -q -p no:cacheprovider --durations=10 tests/integration || echo "$step" >>"$work/failed"
             else
                 molecule test -s "$step" || echo "$step" >>"$work/failed"
             fi

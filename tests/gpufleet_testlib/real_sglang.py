@@ -8,6 +8,7 @@ container that mounts a venv runs it too.
 A first install takes about 3.5 minutes and 11 GB per release (torch's CUDA build and its libraries).
 """
 
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -65,5 +66,7 @@ def environment(*paths):
 
 
 if __name__ == "__main__":
-    for requested in sys.argv[1:] or RELEASES:
-        print(venv(requested))
+    # One pip per release at once: a first install is mostly downloading, which one pip does a file at a time.
+    with concurrent.futures.ThreadPoolExecutor() as pool:
+        for made in pool.map(venv, sys.argv[1:] or RELEASES):
+            print(made)

@@ -1,4 +1,4 @@
-"""What the cuda_driver role leaves on the two hosts (after converge, the reboot and idempotence)."""
+"""What the cuda_driver role leaves on the two hosts (after converge and the reboot)."""
 
 import hashlib
 import os

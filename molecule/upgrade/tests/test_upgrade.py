@@ -5,7 +5,6 @@ import json
 import pytest
 
 from gpufleet_testlib import containers
-from gpufleet_testlib.health_probe import HealthProbe
 from upgrade_fleet import MODELS, SERVERS as HOSTS, main_pid, server_info, upgrade, url
 
 testinfra_hosts = ["gpufleet-upgrade-1"]  # the tests drive the whole fleet from the controller
@@ -54,23 +53,6 @@ def test_bad_draft_is_rolled_back_on_the_first_host_and_stops_the_rollout(host):
     for name, pid in others.items():  # never touched
         assert main_pid(name) == pid
         assert server_info(name)["speculative_draft_model_path"] == MODELS + "kimi-k25-eagle3-v2"
-
-
-def test_rollout_never_takes_more_than_one_host_down(host):
-    probe = HealthProbe(dict((name, url(name, "")) for name in HOSTS), limit=900)
-    probe.start()
-    try:
-        run = upgrade(MODELS + "kimi-k25-eagle3-v3")
-    finally:
-        probe.stop()
-    assert run.returncode == 0, str(run)
-    downtime = dict((name, round(probe.downtime(name), 1)) for name in HOSTS)
-    print("probe: %d samples over %.0f s, per-host downtime %s, most hosts down at once: %d"
-          % (len(probe.samples), probe.samples[-1][0], downtime, probe.most_down_at_once()))
-    assert probe.most_down_at_once() <= 1
-    assert all(seconds > 0 for seconds in downtime.values())  # each host really restarted
-    for name in HOSTS:
-        assert server_info(name)["speculative_draft_model_path"] == MODELS + "kimi-k25-eagle3-v3"
 
 
 @pytest.fixture(scope="module", autouse=True)

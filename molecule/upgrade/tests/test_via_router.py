@@ -1,6 +1,6 @@
 """The fleet behind the real sglang-router: registration, keys, and draft rollouts that clients never
 notice, with the router's retries and circuit breaker off so that only the drain protects them.
-Runs after test_upgrade.py, on the fleet it leaves (every server on the v3 draft)."""
+Runs after test_upgrade.py, on the fleet it leaves (every server on the v2 draft)."""
 
 import json
 import os
@@ -12,11 +12,12 @@ import time
 import pytest
 
 from gpufleet_testlib import containers
+from gpufleet_testlib.health_probe import HealthProbe
 from gpufleet_testlib.playbook import ANSIBLE_PLAYBOOK
 from gpufleet_testlib.standin import http
 from gpufleet_testlib.traffic import ClientLoad, WorkerWatch, registered
 from upgrade_fleet import (ADMIN_KEY, API_KEY, MODELS, PLAYBOOKS, SERVERS, WORKERS, drafts, main_pid, playbook,
-                           router_url, upgrade, wait_all_registered)
+                           router_url, server_info, upgrade, url, wait_all_registered)
 
 testinfra_hosts = ["gpufleet-upgrade-router"]
 DRAFT_CHECK = "Check the draft's context length against the served one"  # the launch role's preflight
@@ -94,20 +95,28 @@ def test_the_keys_are_nowhere_to_be_seen(host):
     assert host.check_output("ps -o user= -p %s", pid) == "sglang-router"
 
 
-def test_a_rollout_behind_the_router_fails_no_client_request(router):
+def test_a_rollout_takes_one_server_down_at_a_time_and_fails_no_client_request(router):
+    """Watched three ways at once: each server's /health from the controller, the router's worker list, and
+    clients sending requests through the router."""
+    probe = HealthProbe(dict((name, url(name, "")) for name in SERVERS), limit=900)
     watch = WorkerWatch(router, ADMIN_KEY)
     load = ClientLoad(router, API_KEY)
-    watch.start()
-    load.start()
+    for part in (probe, watch, load):
+        part.start()
     try:
-        run = upgrade(MODELS + "kimi-k25-eagle3-v2")
+        run = upgrade(MODELS + "kimi-k25-eagle3-v3")
     finally:
-        load.stop()
-        watch.stop()
+        for part in (load, watch, probe):
+            part.stop()
     assert run.returncode == 0, str(run)
+    downtime = dict((name, round(probe.downtime(name), 1)) for name in SERVERS)
+    print("probe: %d samples over %.0f s, per-host downtime %s, most hosts down at once: %d"
+          % (len(probe.samples), probe.samples[-1][0], downtime, probe.most_down_at_once()))
     print("clients: %d requests, %d failed, p50 %.2f s, p99 %.2f s; fewest workers in the router: %d; out: %s"
           % (len(load.records), len(load.failed), load.latency(0.5), load.latency(0.99), watch.fewest_registered(),
-             dict((url, round(watch.out_time(url), 1)) for url in WORKERS)))
+             dict((worker, round(watch.out_time(worker), 1)) for worker in WORKERS)))
+    assert probe.most_down_at_once() <= 1
+    assert all(seconds > 0 for seconds in downtime.values())  # each server really restarted
     assert len(load.records) >= 200
     assert load.failed == []
     assert load.servers == set("%s:30000" % name for name in SERVERS)  # every server was seen serving
@@ -121,14 +130,15 @@ def test_a_rollout_behind_the_router_fails_no_client_request(router):
     first_out = next(index for index, (task, _host) in enumerate(order) if task.endswith(LEAVE))
     checked = [host for task, host in order[:first_out] if task.endswith(DRAFT_CHECK)]
     assert sorted(checked) == SERVERS  # every host staged and checked the draft before the first left the router
-    assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v2"}
+    assert set(drafts().values()) == {MODELS + "kimi-k25-eagle3-v3"}
+    assert all(server_info(name)["speculative_draft_model_path"] == MODELS + "kimi-k25-eagle3-v3" for name in SERVERS)
 
 
 def test_without_the_drain_clients_see_failures(router):
     load = ClientLoad(router, API_KEY)
     load.start()
     try:
-        run = upgrade(MODELS + "kimi-k25-eagle3-v3", "sglang_router_drain=false")
+        run = upgrade(MODELS + "kimi-k25-eagle3-v2", "sglang_router_drain=false")
     finally:
         load.stop()
     assert run.returncode == 0, str(run)
@@ -145,7 +155,7 @@ def test_without_the_drain_clients_see_failures(router):
 def test_a_router_problem_stops_the_host_before_it_stops(router, extra, messages):
     pids = dict((name, main_pid(name)) for name in SERVERS)
     before = drafts()
-    run = upgrade(MODELS + "kimi-k25-eagle3-v2", extra)
+    run = upgrade(MODELS + "kimi-k25-eagle3-v3", extra)
     assert run.returncode != 0
     assert all(run.says(message) for message in messages), str(run)
     assert dict((name, main_pid(name)) for name in SERVERS) == pids
@@ -157,7 +167,7 @@ def test_a_router_that_is_down_stops_the_host_and_a_restart_loses_no_worker(host
     pids = dict((name, main_pid(name)) for name in SERVERS)
     host.run("systemctl stop sglang-router.service")
     try:
-        run = upgrade(MODELS + "kimi-k25-eagle3-v2")
+        run = upgrade(MODELS + "kimi-k25-eagle3-v3")
     finally:
         host.run("systemctl start sglang-router.service")
     assert run.returncode != 0
@@ -168,7 +178,7 @@ def test_a_router_that_is_down_stops_the_host_and_a_restart_loses_no_worker(host
 
 def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
     command = [ANSIBLE_PLAYBOOK, "-i", os.environ["MOLECULE_INVENTORY_FILE"], os.path.join(PLAYBOOKS, "upgrade_draft.yml"),
-               "-e", "sglang_draft_model_path=%skimi-k25-eagle3-v2" % MODELS]
+               "-e", "sglang_draft_model_path=%skimi-k25-eagle3-v3" % MODELS]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.time() + 300
