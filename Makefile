@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-weights bench-hashing bench-out bench-scale ee build release clean
+.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-weights bench-hashing bench-out bench-scale bench-fresh-ci ee build release clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -93,6 +93,9 @@ bench-speculation: setup real-sglang  ## EAGLE-3 in SGLang's own server on the C
 
 bench-scale: setup image  ## no-op site.yml and a draft rollout at 3, 10 and 30 hosts over SSH, two forks, Mitogen beside the default
 	PYTHONPATH=tests:.collections python bench/scale.py
+
+bench-fresh-ci:   ## a new machine's first .ci/run, on this one: a new clone, empty caches, the collection's images removed (~25 GB under /var/tmp)
+	bash bench/fresh_ci.sh
 
 ee: setup image   ## the execution environment (execution-environment.yml) with ansible-builder
 	bash scripts/ee.sh build
