@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The tests on systemd containers, in three lanes at once, balanced by what each step took in CI (seconds, with
-# the three lanes sharing two cores, 2026-12-07): upgrade (1715), weights (731) then groups (408); the integration
-# tests (tests/integration, 2684: site.yml through the execution environment and from the built tarball, the
+# the three lanes sharing two cores, 2026-12-07): upgrade (1414), weights (536) then groups (525); the integration
+# tests (tests/integration, 2415: site.yml through the execution environment and from the built tarball, the
 # example inventory, Prometheus and Alertmanager, planned absences, adding a server, on the demo fleet);
-# cuda_driver, default, patch, site (569, 52, 99, 944: cuda_driver and site both name their stand-in repository's
-# container gpufleet-cuda-repo, so they share a lane) then the real SGLang (1043). Three lanes keep both cores busy
+# cuda_driver, default, patch, site (484, 58, 93, 786: cuda_driver and site both name their stand-in repository's
+# container gpufleet-cuda-repo, so they share a lane) then the real SGLang (915). Three lanes keep both cores busy
 # (98%, docs/development.md): a fourth would not be
 # faster. A scenario that no lane names runs in the last one. Across lanes the
 # scenarios have their own containers and networks, and the base images are built before (make test
