@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-weights bench-hashing bench-out bench-scale bench-fresh-ci ee build release clean
+.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-idle-cpu bench-weights bench-hashing bench-out bench-scale bench-fresh-ci ee build release clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -75,6 +75,9 @@ bench-profile: setup image  ## where a no-op site.yml spends the controller's CP
 
 bench-host-cpu: setup image  ## what a no-op site.yml costs the hosts, module by module (demo fleet, after make demo)
 	PYTHONPATH=tests:.collections python bench/host_cpu.py
+
+bench-idle-cpu: setup real-sglang  ## what an idle real SGLang server costs the CPU, with and without --sleep-on-idle
+	PYTHONPATH=tests:.collections python bench/idle_cpu.py
 
 bench-weights: setup  ## staging weights from a real olah mirror: bytes served with and without fan-out, a no-op's verification, sha256 rate
 	PYTHONPATH=tests:.collections python bench/weights.py
