@@ -64,7 +64,7 @@ def measure(venv, models, flags, runs, seconds):
         cpu_speculation.wait_healthy(process, url, started)
         time.sleep(5)  # past the start's own work
         used, latency = [], []
-        for _ in range(runs):
+        for dummy in range(runs):
             before = tree_cpu_seconds(process.pid)
             time.sleep(seconds)
             used.append(tree_cpu_seconds(process.pid) - before)
