@@ -8,7 +8,7 @@
 # (98%, docs/development.md): a fourth would not be
 # faster. A scenario that no lane names runs in the last one. Across lanes the
 # scenarios have their own containers and networks, and the base images are built before (make test
-# depends on make image), so the lanes share nothing but the machine. Everything runs even when one fails; the
+# makes them first), so the lanes share nothing but the machine. Everything runs even when one fails; the
 # exit status is non-zero if any failed. Each lane's output is printed in one piece, with each step's time.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
