@@ -166,6 +166,12 @@ def test_two_rolling_settings_changes_in_a_row_page_no_one(demo_fleet, receiver)
     assert [on(host, "systemctl", "show", "-P", "NRestarts", UNIT) for host in HOSTS] == ["0", "0", "0"]
 
 
+def alertmanager_ready():
+    """Whether the demo's Alertmanager answers: systemd reports it started before it listens."""
+    return subprocess.run(["docker", "exec", HOSTS[0], "python3", "-c", "import urllib.request; urllib.request.urlopen("
+                           "'http://127.0.0.1:9093/-/ready', timeout=5)"], capture_output=True, check=False).returncode == 0
+
+
 def silences():
     """[(host, state, endsAt)] of the silences gpufleet.sglang made in the demo's Alertmanager (on loopback there)."""
     answer = on(HOSTS[0], "python3", "-c", "import urllib.request; print(urllib.request.urlopen("
@@ -241,6 +247,7 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
         if run.poll() is None:
             run.kill()
         on(HOSTS[0], "systemctl", "start", "prometheus-alertmanager")
+        wait(alertmanager_ready, 60)
     wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 60)  # kept across the restart
     subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible"), "-i", "inventories/demo", HOSTS[0], "-m",
                     "gpufleet.sglang.alertmanager_silence", "-a", json.dumps(
@@ -253,6 +260,8 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
 
 def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
     """sglang_monitoring_down_for is 30s in the demo, scraped every 5s; Alertmanager waits 5s to group."""
+    left = [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")]
+    assert left == [], "a test before this one left %s silenced: no alert of it can reach the receiver" % HOSTS[2]
     on(HOSTS[2], "systemctl", "stop", UNIT)
     start = time.monotonic()
     try:

@@ -68,7 +68,7 @@ class Watched(object):
                                                                                 len(self.load.failed))
         print("%s: most down at once %d, per-host downtime %s, fewest in the router %d%s" % (
             what, self.probe.most_down_at_once(), downtime, self.watch.fewest_registered(), clients))
-        assert self.probe.most_down_at_once() <= 1 and self.watch.fewest_registered() == 2
+        assert self.probe.most_down_at_once() <= 1 and self.watch.fewest_registered() == len(SERVERS) - 1
         assert all(seconds > 0 for seconds in downtime.values())
         assert self.load is None or self.load.failed == []
 
@@ -141,7 +141,7 @@ def test_a_settings_change_restarts_one_host_at_a_time_behind_the_router():
     pids = main_pids()
     run = site("sglang_mem_fraction_static=0.8", args=["--check", "--diff"])
     assert run.returncode == 0, str(run)
-    assert run.says("Would restart 3 of 3 host(s), 1 at a time")
+    assert run.says("Would restart 2 of 2 host(s), 1 at a time")
     assert main_pids() == pids and unit_line(SERVERS[0], "--mem-fraction-static") == ["--mem-fraction-static 0.85 \\"]
     watched = Watched(clients=True)
     run = watched.run("sglang_mem_fraction_static=0.8")
@@ -170,9 +170,9 @@ def test_a_settings_change_that_fails_to_start_is_rolled_back_on_the_first_host(
     wait_all_registered()
     # The bad settings are staged everywhere, but a server that restarts on its own keeps the live ones.
     assert all(pending(name) == "" and unit_line(name, "--no-such-flag") == [] for name in SERVERS)
-    containers.run(SERVERS[2], "systemctl", "restart", "sglang-kimi-k25.service")
-    containers.run(SERVERS[2], "sh", "-c", "for i in $(seq 60); do curl -sf localhost:30000/health && exit 0; "
-                                           "sleep 0.5; done; exit 1")
+    containers.run(SERVERS[-1], "systemctl", "restart", "sglang-kimi-k25.service")
+    containers.run(SERVERS[-1], "sh", "-c", "for i in $(seq 60); do curl -sf localhost:30000/health && exit 0; "
+                                            "sleep 0.5; done; exit 1")
     rows = status()[1]
     assert all(rows[name]["restart_pending"] == ["sglang-kimi-k25.service"] for name in SERVERS)
 

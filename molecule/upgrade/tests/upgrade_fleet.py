@@ -1,4 +1,4 @@
-"""The upgrade scenario's fleet as its tests see it from the controller: three stand-in servers
+"""The upgrade scenario's fleet as its tests see it from the controller: two stand-in servers
 behind the real sglang-router (names, keys, addresses) and the playbooks they run."""
 
 import json
@@ -11,10 +11,10 @@ from gpufleet_testlib import ROOT, containers
 from gpufleet_testlib.playbook import run_in_scenario
 from gpufleet_testlib.traffic import registered
 
-SERVERS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2", "gpufleet-upgrade-3"]
+SERVERS = ["gpufleet-upgrade-1", "gpufleet-upgrade-2"]
 ROUTER = "gpufleet-upgrade-router"
 # The routers register a server by its ansible_host: the fixed address molecule.yml gives it.
-WORKERS = ["http://10.213.5.%d:30000" % number for number in (11, 12, 13)]
+WORKERS = ["http://10.213.5.%d:30000" % number for number in (11, 12)]
 API_KEY = "molecule-upgrade-key-7d21"
 ADMIN_KEY = "molecule-router-admin-5e02"
 UNIT = "sglang-kimi-k25.service"
