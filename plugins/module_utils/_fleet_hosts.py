@@ -39,3 +39,17 @@ def fleet_servers(groups, hostvars, settings, group="sglang_servers"):
     """fleet_host of the rank 0 of every server of ``group`` (one per server: the others serve no HTTP)."""
     found = [fleet_host(groups, hostvars, host, settings) for host in groups.get(group, [])]
     return [server for server in found if server["is_rank0"]]
+
+
+def weights_fanout(groups, hostvars, host, hosts, settings, port):
+    """A host's place in the binary tree of a weights staging over ``hosts`` (the fan-out group, in play order):
+    host i fetches from host (i - 1) // 2 and serves hosts 2i + 1 and 2i + 2; the first fetches from the endpoint.
+    A host that is not among them stages alone. {hosts, parent, parent_url, children, address}: parent and
+    parent_url are "" for a host that fetches from the endpoint; address is where its own peer server listens.
+    ``port`` is the peer servers' port (sglang_weights_peer_port)."""
+    hosts = list(hosts) if host in hosts else [host]
+    index = hosts.index(host)
+    parent = hosts[(index - 1) // 2] if index else ""
+    parent_url = "http://%s:%d" % (fleet_host(groups, hostvars, parent, settings)["weights_peer"], int(port)) if parent else ""
+    return {"hosts": hosts, "parent": parent, "parent_url": parent_url, "children": hosts[index * 2 + 1:index * 2 + 3],
+            "address": fleet_host(groups, hostvars, host, settings)["weights_peer"]}

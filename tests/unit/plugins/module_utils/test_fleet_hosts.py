@@ -41,3 +41,44 @@ def test_the_servers_of_a_group_are_one_rank0_each():
     found = _fleet_hosts.fleet_servers(GROUPS, HOSTVARS, SETTINGS)
     assert [server["host"] for server in found] == ["gpu-01", "gpu-03", "gpu-04"]
     assert _fleet_hosts.fleet_servers(GROUPS, HOSTVARS, SETTINGS, group="none") == []
+
+
+TREE = ["gpu-%02d" % number for number in range(1, 8)]
+TREE_HOSTVARS = dict((host, {"ansible_host": "10.0.0.%d" % (10 + number)}) for number, host in enumerate(TREE, 1))
+
+
+def fanout(host, hosts=TREE, hostvars=None):
+    return _fleet_hosts.weights_fanout({}, hostvars or TREE_HOSTVARS, host, hosts, SETTINGS, 18431)
+
+
+def test_a_weights_fanout_is_a_binary_tree_in_the_groups_order():
+    parents = dict((host, fanout(host)["parent"]) for host in TREE)
+    assert parents == {"gpu-01": "", "gpu-02": "gpu-01", "gpu-03": "gpu-01", "gpu-04": "gpu-02", "gpu-05": "gpu-02",
+                       "gpu-06": "gpu-03", "gpu-07": "gpu-03"}
+    children = dict((host, fanout(host)["children"]) for host in TREE)
+    assert children == {"gpu-01": ["gpu-02", "gpu-03"], "gpu-02": ["gpu-04", "gpu-05"], "gpu-03": ["gpu-06", "gpu-07"],
+                        "gpu-04": [], "gpu-05": [], "gpu-06": [], "gpu-07": []}
+    # Each host but the first has exactly one parent, which lists it among its children.
+    assert all(host in children[parent] for host, parent in parents.items() if parent)
+
+
+def test_a_host_fetches_from_its_parents_peer_server_and_the_first_from_the_endpoint():
+    assert fanout("gpu-01")["parent_url"] == ""
+    assert fanout("gpu-05")["parent_url"] == "http://10.0.0.12:18431"
+    assert fanout("gpu-05")["address"] == "10.0.0.15"
+
+
+def test_a_peer_server_listens_where_its_host_says_and_its_children_connect_there():
+    hostvars = dict(TREE_HOSTVARS, **{"gpu-01": {"ansible_host": "10.0.0.11", "sglang_weights_peer_address": "192.168.7.1"}})
+    assert fanout("gpu-01", hostvars=hostvars)["address"] == "192.168.7.1"
+    assert fanout("gpu-03", hostvars=hostvars)["parent_url"] == "http://192.168.7.1:18431"
+
+
+def test_a_host_outside_the_fanout_group_stages_alone():
+    alone = fanout("gpu-09", hosts=TREE[:3], hostvars=dict(TREE_HOSTVARS, **{"gpu-09": {}}))
+    assert alone == {"hosts": ["gpu-09"], "parent": "", "parent_url": "", "children": [], "address": "gpu-09"}
+
+
+def test_without_fanout_each_host_is_its_own_tree():
+    assert fanout("gpu-04", hosts=["gpu-04"])["hosts"] == ["gpu-04"]
+    assert (fanout("gpu-04", hosts=["gpu-04"])["parent"], fanout("gpu-04", hosts=["gpu-04"])["children"]) == ("", [])
