@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The tests on systemd containers, in three lanes at once, balanced by what each step took in CI (seconds, with
-# the three lanes sharing two cores, 2026-12-07): upgrade (1414), weights (536) then groups (525); the integration
-# tests (tests/integration, 2415: site.yml through the execution environment and from the built tarball, the
-# example inventory, Prometheus and Alertmanager, planned absences, adding a server, on the demo fleet);
-# cuda_driver, default, patch, site (484, 58, 93, 786: cuda_driver and site both name their stand-in repository's
-# container gpufleet-cuda-repo, so they share a lane) then the real SGLang (915). Three lanes keep both cores busy
+# the three lanes sharing two cores, 2026-12-07 at b1cf35a): upgrade (1219), weights (594) then groups (680); the
+# integration tests (tests/integration, 2469: site.yml through the execution environment and from the built tarball,
+# the example inventory, Prometheus and Alertmanager, planned absences, adding a server, on the demo fleet);
+# cuda_driver, default, patch, site (460, 56, 90, 870: cuda_driver and site both name their stand-in repository's
+# container gpufleet-cuda-repo, so they share a lane) then the real SGLang (1018). Three lanes keep both cores busy
 # (98%, docs/development.md): a fourth would not be
 # faster. A scenario that no lane names runs in the last one. Across lanes the
 # scenarios have their own containers and networks, and the base images are built before (make test
