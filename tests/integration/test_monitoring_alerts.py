@@ -168,8 +168,12 @@ def test_two_rolling_settings_changes_in_a_row_page_no_one(demo_fleet, receiver)
 
 def alertmanager_ready():
     """Whether the demo's Alertmanager answers: systemd reports it started before it listens."""
-    return subprocess.run(["docker", "exec", HOSTS[0], "python3", "-c", "import urllib.request; urllib.request.urlopen("
-                           "'http://127.0.0.1:9093/-/ready', timeout=5)"], capture_output=True, check=False).returncode == 0
+    try:
+        on(HOSTS[0], "python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9093/-/ready', "
+           "timeout=5)")
+    except subprocess.CalledProcessError:
+        return False
+    return True
 
 
 def silences():
@@ -178,6 +182,11 @@ def silences():
                 "'http://127.0.0.1:9093/api/v2/silences', timeout=10).read().decode())")
     return [(dict((m["name"], m["value"]) for m in entry["matchers"]).get("host"), entry["status"]["state"],
              entry["endsAt"]) for entry in json.loads(answer) if entry["createdBy"] == "gpufleet.sglang"]
+
+
+def active_silences(host):
+    """The silences of silences() on host that are active."""
+    return [entry for entry in silences() if entry[:2] == (host, "active")]
 
 
 def fired_down_alerts(since_seconds):
@@ -238,7 +247,7 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
     run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            env=ANSIBLE_ENV)
     try:
-        wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 300)
+        wait(lambda: active_silences(HOSTS[2]), 300)
         on(HOSTS[0], "systemctl", "stop", "prometheus-alertmanager")
         output = run.communicate(timeout=600)[0]
         assert run.returncode == 0, output[-3000:]
@@ -248,19 +257,19 @@ def test_an_alertmanager_down_at_rejoin_fails_no_healthy_server(demo_fleet):
             run.kill()
         on(HOSTS[0], "systemctl", "start", "prometheus-alertmanager")
         wait(alertmanager_ready, 60)
-    wait(lambda: [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], 60)  # kept across the restart
+    wait(lambda: active_silences(HOSTS[2]), 60)  # kept across the restart
     subprocess.run([os.path.join(ROOT, ".venv", "bin", "ansible"), "-i", "inventories/demo", HOSTS[0], "-m",
                     "gpufleet.sglang.alertmanager_silence", "-a", json.dumps(
                         {"url": "http://127.0.0.1:9093", "labels": {"host": HOSTS[2]}, "state": "absent"})],
                    cwd=ROOT, check=True, capture_output=True, env=ANSIBLE_ENV)
-    assert [state for host, state, _ends in silences() if host == HOSTS[2] and state == "active"] == []
+    assert active_silences(HOSTS[2]) == []
     sglang_playbook()  # the inventory's settings back
-    wait(lambda: not [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")], GRACE + 30)
+    wait(lambda: not active_silences(HOSTS[2]), GRACE + 30)
 
 
 def test_a_stopped_servers_alert_reaches_the_receiver(demo_fleet, receiver):
     """sglang_monitoring_down_for is 30s in the demo, scraped every 5s; Alertmanager waits 5s to group."""
-    left = [entry for entry in silences() if entry[:2] == (HOSTS[2], "active")]
+    left = active_silences(HOSTS[2])
     assert left == [], "a test before this one left %s silenced: no alert of it can reach the receiver" % HOSTS[2]
     on(HOSTS[2], "systemctl", "stop", UNIT)
     start = time.monotonic()
