@@ -1,9 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: gpufleet.sglang contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Wait for an SGLang server to answer /health_generate, failing fast when its unit dies."""
+"""An SGLang server's health and what it says it runs: the wait for /health_generate, failing fast when its unit
+dies, and the one read of /server_info."""
 
 from __future__ import annotations
+
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError, json_answer
+
+# /server_info is a few KB; a server that answers more is not one to read.
+INFO_LIMIT = 4 * 1024 * 1024
 
 
 class ServerFailed(Exception):
@@ -52,3 +58,21 @@ def speculative_summary(unit, info, argv=None):
         return summary, None
     return summary, ("%s is healthy but runs speculative_algorithm=%s with draft %s; asked for %s with %s." % (
         unit, algorithm or "none", draft or "none", wanted_algorithm or "none", wanted_draft or "none"))
+
+
+def read_server_info(client):
+    """The server's /server_info (a JSON object), through ``client`` (a _http.Client on the server's origin, with
+    its API key); HttpError naming the URL when it cannot be read."""
+    status, body = client.call("GET", "/server_info", limit=INFO_LIMIT)
+    if status != 200:
+        raise HttpError("%s/server_info answered HTTP %d" % (client.base, status), status)
+    return json_answer(body, client.base + "/server_info")
+
+
+def accept_length(info):
+    """The average acceptance length the server measured (its first data-parallel rank's), or None when it
+    reports none (no speculative decoding, nothing decoded yet, or an answer of another shape)."""
+    states = info.get("internal_states")
+    first = states[0] if isinstance(states, list) and states else None
+    value = first.get("avg_spec_accept_length") if isinstance(first, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -93,18 +93,14 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils._http import Client, HttpError, json_answer
-
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import Client, HttpError
 from ansible_collections.gpufleet.sglang.plugins.module_utils._server_health import (
     ServerFailed,
+    read_server_info,
     speculative_summary,
     wait_healthy,
 )
 from ansible_collections.gpufleet.sglang.plugins.module_utils._staged_settings import SettingsError, exec_start
-
-
-# /server_info is a few KB; a server that answers more, or takes longer, is not one to wait for.
-INFO_LIMIT = 4 * 1024 * 1024
 
 
 def http_status(client, path):
@@ -156,10 +152,7 @@ def main():
             params["unit"], base, exc, "\n".join(journal)), journal=journal)
 
     try:
-        status, body = reader.call("GET", "/server_info", limit=INFO_LIMIT)
-        if status != 200:
-            raise HttpError("%s/server_info answered HTTP %d" % (base, status))
-        server_info = json_answer(body, base + "/server_info")
+        server_info = read_server_info(reader)
     except HttpError as exc:
         module.fail_json(msg="%s is healthy but %s/server_info could not be read: %s" % (params["unit"], base, exc))
     elapsed = round(elapsed, 1)

@@ -4,7 +4,8 @@ Kimi-K2.5 target, one with a draft that agrees with it, one with a draft that di
 draft although the inventory says EAGLE3 (a unit that lost its speculative arguments). Debian's Prometheus scrapes
 them with the monitoring role's prometheus.yml, rules and file-SD labels (gpufleet.sglang.prometheus_targets, the
 filter the role writes them with). After two generations each, SGLangAcceptanceLengthLow holds for the
-disagreeing draft alone and SGLangSpeculativeOff for the draftless server alone."""
+disagreeing draft alone and SGLangSpeculativeOff for the draftless server alone. The gates' and status's read of
+the same figure (gpufleet.sglang.server_info, from /server_info) agrees with what the servers export."""
 
 import contextlib
 import json
@@ -15,7 +16,9 @@ import urllib.request
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _prometheus_targets
+from ansible_collections.gpufleet.sglang.plugins.modules import server_info
 from gpufleet_testlib import cpu_speculation, prometheus
+from gpufleet_testlib.modules import run_module
 
 METRICS = ["--enable-metrics"]  # the collection's unit passes it (roles/launch: sglang_enable_metrics)
 DRAFTS = {"agree": "eagle3-agree", "disagree": "eagle3-disagree", "no-draft": None}
@@ -96,3 +99,17 @@ def test_the_alerts_on_acceptance_hold_for_what_sglang_exports(fleet, tmp_path):
             return alerts if len(alerts) >= 2 else None
 
         assert wait(holding, 90) == [("SGLangAcceptanceLengthLow", "disagree"), ("SGLangSpeculativeOff", "no-draft")]
+
+
+def test_the_acceptance_length_the_gate_reads_is_the_servers(fleet):
+    """gpufleet.sglang.server_info against the real servers: the acceptance length of the lifecycle's gate, the
+    rollout's rollback point and status, and the draft each serves."""
+    read = {}
+    for host, url in fleet.items():
+        generate(url)
+        result = run_module(server_info, {"url": url})
+        assert not result.get("failed"), result
+        read[host] = (result["accept_length"], result["draft"].rsplit("/", 1)[-1])
+    assert read["agree"][0] >= 3.0 and read["disagree"][0] < 2.0, read
+    assert [read[host][1] for host in DRAFTS] == ["eagle3-agree", "eagle3-disagree", ""], read
+    assert read["no-draft"][0] is None, read

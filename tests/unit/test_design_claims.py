@@ -1,6 +1,8 @@
 """docs/design.md's claims that can be read off the code: the `serial:` it names for a playbook is that
 playbook's, every playbook that restarts servers batches as it says (hosts and serial from the plan on
-localhost), and every filter it lists is one the collection ships."""
+localhost), every filter it lists is one the collection ships, its layout lists the modules, roles and playbooks
+there are and site.yml's plays in their order, a server's /server_info is read through one client, and the
+server's restart is written once."""
 
 import glob
 import os
@@ -48,3 +50,71 @@ def test_every_filter_the_design_lists_exists():
     names = set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", listed)))
     shipped = set(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.py")))
     assert names == shipped, (names - shipped, shipped - names)
+
+
+def layout():
+    """The layout's lines: {path: what the design says is there}, continuation lines joined to theirs."""
+    block = re.search(r"## Layout\n\n```\n(.*?)```", DESIGN, re.S).group(1)
+    entries, last = {}, None
+    for line in block.splitlines():
+        if line.startswith(" ") and last:
+            entries[last] += " " + line.strip()
+        else:
+            last, _, said = line.partition(" ")
+            entries[last] = said.strip()
+    return entries
+
+
+def shipped(pattern):
+    return set(os.path.splitext(os.path.basename(path.rstrip("/")))[0] for path in glob.glob(os.path.join(ROOT, pattern)))
+
+
+def test_the_layout_lists_every_module_role_and_playbook_and_nothing_else():
+    entries = layout()
+    modules = set(re.findall(r"(\w+)", entries["plugins/modules/"].split("(")[0]))
+    assert modules == shipped("plugins/modules/*.py"), modules ^ shipped("plugins/modules/*.py")
+    fragments = set(re.findall(r"(_\w+)\.py", entries["plugins/doc_fragments/"]))
+    assert fragments == shipped("plugins/doc_fragments/*.py")
+    roles = set(path.split("/")[1] for path in entries if re.match(r"roles/\w+/$", path))
+    assert roles == shipped("roles/*/"), roles ^ shipped("roles/*/")
+    playbooks = set(path.split("/")[1][:-4] for path in entries if path.startswith("playbooks/"))
+    assert playbooks == shipped("playbooks/*.yml"), playbooks ^ shipped("playbooks/*.yml")
+
+
+def test_the_layout_says_what_site_yml_imports_in_its_order():
+    said = re.findall(r"(\w+)\.yml", layout()["playbooks/site.yml"])
+    imported = [play["ansible.builtin.import_playbook"][:-4] for play in playbook("site.yml")]
+    assert said == imported
+
+
+def role_tasks():
+    """(file, task) of every task in the roles' task files, those of blocks included."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "roles", "*", "tasks", "*.yml"))):
+        pending = list(yaml.safe_load(open(path)) or [])
+        while pending:
+            task = pending.pop(0)
+            pending += task.get("block", []) + task.get("rescue", []) + task.get("always", [])
+            yield os.path.relpath(path, ROOT), task
+
+
+def test_a_servers_server_info_is_read_by_the_module_alone():
+    """The one read of /server_info (gpufleet.sglang.server_info, through the collection's HTTP client): a task of
+    ansible.builtin.uri would follow a redirect with the server's API key to any origin, and read without a cap."""
+    readers = [(path, task["name"]) for path, task in role_tasks()
+               if "/server_info" in str((task.get("ansible.builtin.uri") or {}).get("url", ""))]
+    assert readers == []
+
+
+def test_the_servers_restart_is_written_once():
+    """The design's "the restart is written once": launch's restart, which apply and the playbooks' rescue run."""
+    restarts = [path for path, task in role_tasks()
+                if (task.get("ansible.builtin.systemd_service") or {}).get("state") == "restarted"
+                and "sglang_layout.unit" in str(task["ansible.builtin.systemd_service"].get("name"))
+                or "reset-failed {{ sglang_layout.unit }}" in str(task.get("ansible.builtin.command", ""))]
+    assert restarts == ["roles/launch/tasks/restart.yml"] * 2, restarts
+    for name in ("sglang.yml", "upgrade_draft.yml", "cuda_driver.yml"):
+        batched = [play for play in playbook(name) if "serial" in play][0]
+        rescue = [step["ansible.builtin.import_role"] for step in batched["tasks"][0]["rescue"]]
+        assert [(step["name"], step["tasks_from"]) for step in rescue] == [
+            ("gpufleet.sglang.lifecycle", "rollback"), ("gpufleet.sglang.launch", "restart"),
+            ("gpufleet.sglang.lifecycle", "abort")], name
