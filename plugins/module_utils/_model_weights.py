@@ -574,15 +574,3 @@ def plan_fetches(models, piece_size=0):
     for number, item in enumerate(todo, 1):
         item.update(total=before, number=number, count=len(todo))
     return todo
-
-
-def pruned_revisions(root, repo, keep, used):
-    """The revision directories of repo beyond the newest keep, and not in used (what units name)."""
-    base = os.path.join(root, checked_repo(repo).replace("/", "--"))
-    try:
-        found = [name for name in os.listdir(base) if COMMIT.match(name)]
-    except OSError:
-        return []
-    paths = sorted((os.path.join(base, name) for name in found), key=os.path.getmtime, reverse=True)
-    used = set(os.path.normpath(path) for path in used)
-    return [path for path in paths[keep:] if os.path.normpath(path) not in used]

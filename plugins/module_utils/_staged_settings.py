@@ -201,6 +201,25 @@ def unit_venv(path, reset_damaged=False):
     return None
 
 
+def named_paths(unit_globs, reset_damaged=False):
+    """Every absolute path that the ExecStart of a unit matching ``unit_globs`` names (a word, or the value of an
+    ``--option=value`` word), normalized: the venvs and weights the servers run, live, staged or to roll back to."""
+    named = set()
+    for pattern in unit_globs:
+        for path in sorted(glob.glob(pattern)):
+            for word in exec_start(path, reset_damaged):
+                value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+                if value.startswith("/"):
+                    named.add(os.path.normpath(value))
+    return named
+
+
+def names(named, path):
+    """Whether ``path`` or a path below it is among ``named`` (from named_paths)."""
+    path = os.path.normpath(path)
+    return any(name == path or name.startswith(path.rstrip(os.sep) + os.sep) for name in named)
+
+
 def unit_flag(path, flag, reset_damaged=False):
     """The value of ``--flag value`` in the unit's ExecStart, or None."""
     words = exec_start(path, reset_damaged)

@@ -34,15 +34,14 @@ description:
     seconds. A copy found wrong that other revisions shared (a hard link) is replaced for each of them.
   - O(state=serving) runs this host's peer server (a transient systemd unit) that serves its complete files to
     the hosts below it in a fan-out; O(state=stopped) stops it.
-  - O(state=pruned) removes the revisions of O(repos) beyond the newest O(keep), except those a file in
-    O(in_use_files) names (the live and staged units) and those of O(used).
+  - The revisions no unit names any more are removed by M(gpufleet.sglang.unused_revisions).
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
   state:
     description: What to do.
     type: str
-    choices: [resolved, inspected, fetched, serving, stopped, pruned]
+    choices: [resolved, inspected, fetched, serving, stopped]
     default: inspected
   models:
     description:
@@ -137,26 +136,6 @@ options:
     description: The user the peer server runs as.
     type: str
     default: sglang
-  repos:
-    description: The repositories whose old revisions O(state=pruned) removes.
-    type: list
-    elements: str
-    default: []
-  keep:
-    description: How many revisions of each repository O(state=pruned) keeps (the newest), beside those in use.
-    type: int
-    default: 2
-  used:
-    description: Revision directories O(state=pruned) keeps in any case.
-    type: list
-    elements: path
-    default: []
-  in_use_files:
-    description: Files or shell patterns (the units) whose text names revision directories in use, which
-      O(state=pruned) keeps.
-    type: list
-    elements: path
-    default: []
 attributes:
   check_mode:
     description: Can run in check mode and return changed status prediction without modifying the target.
@@ -237,16 +216,9 @@ listen:
   description: Where the peer server listens, C(ADDRESS:PORT).
   returned: state serving
   type: str
-pruned:
-  description: The revision directories removed (or, in check mode, that would be).
-  returned: state pruned
-  type: list
-  elements: str
 """
 
-import glob
 import grp
-import shutil
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -298,32 +270,11 @@ def fetched(module):
     return dict(changed=True, **result)
 
 
-def pruned(module):
-    p = module.params
-    used = list(p["used"])
-    texts = []
-    for path in [found for pattern in p["in_use_files"] for found in glob.glob(pattern)]:
-        try:
-            with open(path) as handle:
-                texts.append(handle.read())
-        except OSError:
-            pass
-    gone = []
-    for repo in p["repos"]:
-        for path in weights.pruned_revisions(p["root"], repo, p["keep"], used):
-            if not any(path in text for text in texts):
-                gone.append(path)
-    if not module.check_mode:
-        for path in gone:
-            shutil.rmtree(path)
-    return dict(changed=bool(gone), pruned=gone)
-
-
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             state=dict(type="str", default="inspected",
-                       choices=["resolved", "inspected", "fetched", "serving", "stopped", "pruned"]),
+                       choices=["resolved", "inspected", "fetched", "serving", "stopped"]),
             models=dict(type="list", elements="dict", default=[]),
             root=dict(type="path", default="/var/lib/sglang/models/weights"),
             endpoint=dict(type="str", default="https://huggingface.co"),
@@ -345,10 +296,6 @@ def main():
             port=dict(type="int", default=18431),
             group=dict(type="str", default="sglang"),
             user=dict(type="str", default="sglang"),
-            repos=dict(type="list", elements="str", default=[]),
-            keep=dict(type="int", default=2),
-            used=dict(type="list", elements="path", default=[]),
-            in_use_files=dict(type="list", elements="path", default=[]),
         ),
         required_if=[("state", "fetched", ["file"]), ("state", "serving", ["peer_token", "address"])],
         supports_check_mode=True,
@@ -364,7 +311,7 @@ def main():
             if state == "serving":
                 result["listen"] = "%s:%d" % (p["address"], p["port"])
             module.exit_json(**result)
-        module.exit_json(**dict(resolved=resolved, inspected=inspected, fetched=fetched, pruned=pruned)[state](module))
+        module.exit_json(**dict(resolved=resolved, inspected=inspected, fetched=fetched)[state](module))
     except (weights.WeightsError, peers.PeerError, TransportError) as exc:
         module.fail_json(msg=str(exc))
 

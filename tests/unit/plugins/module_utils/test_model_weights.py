@@ -11,6 +11,7 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _model_weights as weights
+from ansible_collections.gpufleet.sglang.plugins.module_utils import _revisions as revisions
 from ansible_collections.gpufleet.sglang.plugins.module_utils import _weights_peer as peers
 from ansible_collections.gpufleet.sglang.plugins.module_utils._weights_http import Hub
 from gpufleet_testlib import hf_mirror
@@ -163,14 +164,19 @@ def test_a_mirror_that_is_down_is_named():
 
 
 def test_a_new_revision_is_staged_beside_the_old_and_pruned_after(mirror, tmp_path):
+    """Staged revisions are the prune's revisions (gpufleet.sglang.unused_revisions over the repository's directory,
+    as roles/launch/tasks/prune_weights.yml runs it)."""
     old = stage(mirror, str(tmp_path))
     second, _expected = hf_mirror.commit_files(mirror.mirrors, REPO, {"config.json": b'{"v": 2}\n'}, message="v2")
     new = stage(mirror, str(tmp_path), commit=second)
     assert os.path.isdir(old["dir"]) and os.path.isdir(new["dir"]) and old["dir"] != new["dir"]
+    assert os.path.dirname(old["dir"]) == os.path.dirname(new["dir"])
     os.utime(old["dir"], (1, 1))
-    assert weights.pruned_revisions(str(tmp_path), REPO, 1, used=[]) == [old["dir"]]
-    assert weights.pruned_revisions(str(tmp_path), REPO, 1, used=[old["dir"]]) == []
-    assert weights.pruned_revisions(str(tmp_path), REPO, 2, used=[]) == []
+    parents, pattern = [os.path.dirname(new["dir"])], "[0-9a-f]{40}"
+    assert revisions.unused(parents, pattern, 1, [], set()) == [old["dir"]]
+    assert revisions.unused(parents, pattern, 1, [old["dir"]], set()) == []
+    assert revisions.unused(parents, pattern, 1, [], {old["dir"] + "/config.json"}) == []
+    assert revisions.unused(parents, pattern, 2, [], set()) == []
 
 
 def test_a_shared_path_is_checked_where_it_is(tmp_path):

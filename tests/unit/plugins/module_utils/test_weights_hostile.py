@@ -270,8 +270,6 @@ def test_a_repository_id_that_leaves_the_root_is_refused(tree):
     for repo in ("../..", "a/../../b", "/abs", "a/b/c", "a--b/c"):
         with pytest.raises(weights.WeightsError, match="is not a Hugging Face repository id"):
             weights.inspect({"name": "target", "repo": repo, "commit": COMMIT}, tree[1], Hub("http://127.0.0.1:9"))
-        with pytest.raises(weights.WeightsError, match="is not a Hugging Face repository id"):
-            weights.pruned_revisions(tree[1], repo, 1, [])
 
 
 def test_directories_are_shared_up_to_the_revision_and_nothing_above(hub, tree):

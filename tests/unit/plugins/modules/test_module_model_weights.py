@@ -7,6 +7,7 @@ import os
 import pytest
 
 from ansible_collections.gpufleet.sglang.plugins.modules import model_weights
+from ansible_collections.gpufleet.sglang.plugins.modules import unused_revisions
 from gpufleet_testlib import hf_mirror
 from gpufleet_testlib.modules import run_module
 
@@ -58,17 +59,18 @@ def test_a_path_without_the_model_fails_naming_it(tmp_path):
 
 
 def test_prune_keeps_what_a_unit_names(mirror, tmp_path):
+    """The staged weights' layout as gpufleet.sglang.unused_revisions prunes it (roles/launch/tasks/prune_weights.yml)."""
     models = staged(mirror, str(tmp_path / "root"))
     unit = tmp_path / "sglang-x.service"
     unit.write_text("ExecStart=python -m sglang.launch_server --model-path %s\n" % models[0]["dir"])
-    args = {"state": "pruned", "root": str(tmp_path / "root"), "repos": [REPO], "keep": 0,
-            "in_use_files": [str(tmp_path / "*.service")]}
-    kept = run_module(model_weights, args)
-    assert not kept["changed"] and kept["pruned"] == []
+    args = {"parents": [os.path.dirname(models[0]["dir"])], "pattern": "[0-9a-f]{40}", "keep": 0,
+            "units": [str(tmp_path / "*.service")]}
+    kept = run_module(unused_revisions, args)
+    assert not kept["changed"] and kept["removed"] == []
     unit.write_text("")
-    assert run_module(model_weights, args, check_mode=True)["pruned"] == [models[0]["dir"]]
+    assert run_module(unused_revisions, args, check_mode=True)["removed"] == [models[0]["dir"]]
     assert os.path.isdir(models[0]["dir"])
-    assert run_module(model_weights, args)["changed"] and not os.path.exists(models[0]["dir"])
+    assert run_module(unused_revisions, args)["changed"] and not os.path.exists(models[0]["dir"])
 
 
 def test_a_peer_server_needs_the_address_it_listens_on(tmp_path):

@@ -1,0 +1,100 @@
+"""gpufleet.sglang.unused_revisions on venvs in a temporary directory: what a unit names is kept (a word, an
+--option=value, a path below the revision), the newest are kept, and what is not a revision (a link, a name the
+pattern does not match, a parent that is no directory of revisions) is never removed. The staged weights' layout is
+tested in test_module_model_weights.py; the prunes on systemd hosts in the site and weights scenarios."""
+
+import os
+
+import pytest
+
+from gpufleet_testlib.modules import run_module
+from ansible_collections.gpufleet.sglang.plugins.modules import unused_revisions
+
+
+@pytest.fixture
+def venvs(tmp_path):
+    """(root, units pattern, [oldest .. newest venv]) of four venvs of distinct ages."""
+    root = tmp_path / "venvs"
+    made = []
+    for age, name in enumerate(["sglang-0.5.5", "sglang-0.5.7", "sglang-0.5.8", "sglang-0.5.9"]):
+        (root / name / "bin").mkdir(parents=True)
+        os.utime(root / name, (1000 + age, 1000 + age))
+        made.append(str(root / name))
+    (tmp_path / "units").mkdir()
+    return str(root), str(tmp_path / "units" / "sglang-*.service"), made
+
+
+def unit(pattern, exec_start, name="sglang-a.service"):
+    with open(os.path.join(os.path.dirname(pattern), name), "w") as handle:
+        handle.write("[Service]\nExecStart=%s\n" % exec_start)
+
+
+def prune(root, units, check_mode=False, diff=False, **args):
+    return run_module(unused_revisions, dict(dict(parents=[root], keep=1, units=[units]), **args),
+                      check_mode=check_mode, diff=diff)
+
+
+def test_the_newest_and_what_a_unit_names_are_kept(venvs):
+    root, units, made = venvs
+    unit(units, "%s/bin/python -m sglang.launch_server --model-path /srv/m" % made[0])
+    unit(units, "/usr/bin/env --weights=%s x" % made[1], name="sglang-b.service")
+    planned = prune(root, units, check_mode=True, diff=True)
+    assert planned["changed"] and planned["removed"] == [made[2]] and os.path.isdir(made[2])
+    assert planned["diff"] == {"before": made[2] + "\n", "after": ""}
+    done = prune(root, units)
+    assert done["removed"] == [made[2]] and sorted(os.listdir(root)) == ["sglang-0.5.5", "sglang-0.5.7", "sglang-0.5.9"]
+    assert not prune(root, units)["changed"]
+
+
+def test_a_name_that_only_begins_like_a_revision_keeps_nothing(venvs):
+    root, units, made = venvs
+    unit(units, "%s9/bin/python -m sglang.launch_server" % made[2])  # .../sglang-0.5.89, not below .../sglang-0.5.8
+    assert prune(root, units, check_mode=True)["removed"] == [made[2], made[1], made[0]]
+
+
+def test_keep_paths_and_the_pattern_are_honoured(venvs):
+    root, units, made = venvs
+    result = prune(root, units, check_mode=True, keep_paths=[made[1] + "/"], pattern=r"sglang-0\.5\.[5-8]")
+    assert result["removed"] == [made[0]]  # 0.5.9 is no revision, 0.5.8 the newest one, 0.5.7 kept by path
+
+
+def test_a_link_is_no_revision_and_is_not_followed(venvs, tmp_path):
+    root, units, made = venvs
+    outside = tmp_path / "precious"
+    (outside / "data").mkdir(parents=True)
+    os.symlink(str(outside), os.path.join(root, "sglang-0.5.1"))
+    os.utime(os.path.join(root, "sglang-0.5.1"), (1, 1), follow_symlinks=False)
+    result = prune(root, units, keep=0)
+    assert result["removed"] == made[::-1] and os.listdir(root) == ["sglang-0.5.1"]
+    assert os.path.isdir(outside / "data")
+
+
+@pytest.mark.parametrize("parent, says", [
+    ("/", "is not a directory of revisions: give an absolute path below /"),
+    ("relative/venvs", "is not a directory of revisions"),
+])
+def test_a_parent_that_is_no_directory_of_revisions_is_refused(venvs, parent, says):
+    root, units, made = venvs
+    result = run_module(unused_revisions, dict(parents=[root, parent], keep=0, units=[units]))
+    assert result["failed"] and says in result["msg"] and result["msg"].startswith("Nothing was removed: ")
+    assert sorted(os.listdir(root)) == [os.path.basename(path) for path in made]
+
+
+def test_a_unit_that_cannot_be_read_removes_nothing(venvs):
+    root, units, made = venvs
+    unit(units, "%s/bin/python -m 'unbalanced" % made[0])
+    result = prune(root, units, keep=0)
+    assert result["failed"] and "its ExecStart cannot be split into words" in result["msg"]
+    assert len(os.listdir(root)) == 4
+
+
+def test_a_pattern_that_is_not_one_and_a_negative_count_are_refused(venvs):
+    root, units, _made = venvs
+    assert "is not a regular expression" in prune(root, units, pattern="(")["msg"]
+    assert "keep is -1" in prune(root, units, keep=-1)["msg"]
+    assert len(os.listdir(root)) == 4
+
+
+def test_a_parent_that_does_not_exist_has_no_revisions(tmp_path):
+    result = run_module(unused_revisions, dict(parents=[str(tmp_path / "none")], keep=0))
+    assert (result.get("failed"), result["changed"], result["removed"]) == (None, False, [])
