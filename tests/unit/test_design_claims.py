@@ -60,7 +60,7 @@ def layout():
         if line.startswith(" ") and last:
             entries[last] += " " + line.strip()
         else:
-            last, _, said = line.partition(" ")
+            last, _space, said = line.partition(" ")
             entries[last] = said.strip()
     return entries
 
