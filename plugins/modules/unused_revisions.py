@@ -15,7 +15,9 @@ description:
     beyond the newest O(keep) (by modification time) are removed, except a revision that the C(ExecStart) of a unit
     of O(units) names (itself or a path below it, as a word or an C(--option=value)) and those of O(keep_paths).
   - One reading of what a unit names, the same as M(gpufleet.sglang.staged_settings) uses for the venv a unit
-    runs. A unit whose C(ExecStart) cannot be split into words fails the task, and nothing is removed.
+    runs. A unit that cannot be read (a link, such as a unit masked to C(/dev/null); not a regular file; larger
+    than any unit; an C(ExecStart) that cannot be split into words) may name a revision, so nothing is removed; the
+    task warns naming it and does not fail (the prune runs after a batch's server is back in service).
   - A link in a parent is never a revision; it is neither followed nor removed. A parent that does not exist has
     no revisions.
 author:
@@ -96,9 +98,13 @@ def main():
     )
     params = module.params
     try:
-        gone = unused(params["parents"], params["pattern"], params["keep"], params["keep_paths"],
-                      named_paths(params["units"]))
-    except (RevisionsError, SettingsError) as exc:
+        named = named_paths(params["units"])
+    except SettingsError as exc:
+        module.warn("No revision was removed: a unit that may name one cannot be read. %s" % exc)
+        module.exit_json(changed=False, removed=[])
+    try:
+        gone = unused(params["parents"], params["pattern"], params["keep"], params["keep_paths"], named)
+    except RevisionsError as exc:
         module.fail_json(msg="Nothing was removed: %s" % exc)
     if gone and not module.check_mode:
         for path in gone:
