@@ -106,16 +106,14 @@ def main():
         gone = unused(params["parents"], params["pattern"], params["keep"], params["keep_paths"], named)
     except RevisionsError as exc:
         module.fail_json(msg="Nothing was removed: %s" % exc)
-    if gone and not module.check_mode:
-        for path in gone:
-            try:
-                shutil.rmtree(path)
-            except OSError as exc:
-                module.fail_json(msg="%s could not be removed: %s" % (path, exc), removed=gone[:gone.index(path)])
+    for done, path in enumerate([] if module.check_mode else gone):
+        try:
+            shutil.rmtree(path)
+        except OSError as exc:
+            module.fail_json(msg="%s could not be removed: %s" % (path, exc), removed=gone[:done])
     result = dict(changed=bool(gone), removed=gone)
     if module._diff:
-        before = sorted(gone)
-        result["diff"] = dict(before="".join(path + "\n" for path in before), after="")
+        result["diff"] = dict(before="".join(path + "\n" for path in sorted(gone)), after="")
     module.exit_json(**result)
 
 

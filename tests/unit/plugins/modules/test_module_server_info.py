@@ -47,6 +47,12 @@ def test_an_acceptance_length_the_answer_lacks_is_none(info):
     assert accept_length(info) is None
 
 
+def test_a_draft_path_that_is_not_a_string_is_no_draft():
+    with Server(reply(json.dumps({"speculative_draft_model_path": ["/etc"]}).encode())) as server:
+        result = read(server.url)
+    assert (result["draft"], result["accept_length"]) == ("", None)
+
+
 def test_the_first_ranks_acceptance_length_is_read():
     assert accept_length({"internal_states": [{"avg_spec_accept_length": 3}, {"avg_spec_accept_length": 1.5}]}) == 3.0
 
