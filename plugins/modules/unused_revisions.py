@@ -75,6 +75,12 @@ removed:
   type: list
   elements: str
   sample: [/opt/sglang/venvs/sglang-0.5.8]
+unreadable:
+  description: The unit that could not be read, and why, when nothing was removed for it (also a warning); empty
+    when every unit was read.
+  returned: always
+  type: str
+  sample: ""
 """
 
 import shutil
@@ -101,7 +107,7 @@ def main():
         named = named_paths(params["units"])
     except SettingsError as exc:
         module.warn("No revision was removed: a unit that may name one cannot be read. %s" % exc)
-        module.exit_json(changed=False, removed=[])
+        module.exit_json(changed=False, removed=[], unreadable=str(exc))
     try:
         gone = unused(params["parents"], params["pattern"], params["keep"], params["keep_paths"], named)
     except RevisionsError as exc:
@@ -111,7 +117,7 @@ def main():
             shutil.rmtree(path)
         except OSError as exc:
             module.fail_json(msg="%s could not be removed: %s" % (path, exc), removed=gone[:done])
-    result = dict(changed=bool(gone), removed=gone)
+    result = dict(changed=bool(gone), removed=gone, unreadable="")
     if module._diff:
         result["diff"] = dict(before="".join(path + "\n" for path in sorted(gone)), after="")
     module.exit_json(**result)
