@@ -2,14 +2,24 @@
 # Copyright: gpufleet.sglang contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """An SGLang server's health and what it says it runs: the wait for /health_generate, failing fast when its unit
-dies, and the one read of /server_info."""
+dies, the one read of /server_info, the acceptance gate's batch of generations and the drain's wait on the
+requests in flight."""
 
 from __future__ import annotations
+
+import json
+import re
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError, json_answer
 
 # /server_info is a few KB; a server that answers more is not one to read.
 INFO_LIMIT = 4 * 1024 * 1024
+# The answer to one short generation of the gate is a few KB (its text and meta_info).
+ANSWER_LIMIT = 256 * 1024
+# SGLang's /metrics is some hundreds of KB (histograms per rank); Prometheus' default scrape has no cap.
+METRICS_LIMIT = 16 * 1024 * 1024
+# SGLang's scheduler gauges, one sample per rank: the requests running and queued.
+IN_FLIGHT = re.compile(r"(?m)^sglang:num_(?:running|queue)_reqs\{[^}]*\} ([0-9.e+]+)$")
 
 
 class ServerFailed(Exception):
@@ -76,3 +86,63 @@ def accept_length(info):
     first = states[0] if isinstance(states, list) and states else None
     value = first.get("avg_spec_accept_length") if isinstance(first, dict) else None
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def gate_prompts(count):
+    """The gate's ``count`` short prompts (a number in each, so that no two are the same request)."""
+    return ["Gate request %d: count from one to twenty." % number for number in range(count)]
+
+
+def generate_batch(client, prompts, max_new_tokens):
+    """Send ``prompts`` as one /generate request (SGLang decodes a list of texts as one batch, so this takes
+    about as long as one generation) through ``client``; the number of answers. HttpError naming the URL when the
+    server does not answer 200 with a JSON list."""
+    body = json.dumps({"text": prompts, "sampling_params": {"max_new_tokens": max_new_tokens, "temperature": 0}})
+    status, data = client.call("POST", "/generate", body.encode(), {"Content-Type": "application/json"},
+                               limit=ANSWER_LIMIT * max(len(prompts), 1))
+    if status != 200:
+        raise HttpError("%s/generate answered HTTP %d" % (client.base, status), status)
+    return len(json_answer(data, client.base + "/generate", expect=list))
+
+
+def gate_failure(measured, requests, minimum, previous=None, max_regression=0.0):
+    """Why a draft whose average acceptance length is ``measured`` (None: the server reports none) after
+    ``requests`` generations fails the gate, or None when it passes: it must reach ``minimum`` and, when the
+    ``previous`` draft's is known, (1 - ``max_regression``) of it."""
+    measured = measured or 0.0
+    required = minimum
+    against_previous = ""
+    if previous is not None:
+        versus = (1 - max_regression) * previous
+        required = max(minimum, versus)
+        against_previous = " and at least %.2f (%.2f x the previous draft's %s)" % (versus, 1 - max_regression, previous)
+    if measured >= required:
+        return None
+    return ("acceptance gate: the new draft's average acceptance length is %s after %d requests; required at least "
+            "%s%s." % (measured, requests, float(minimum), against_previous))
+
+
+def in_flight(metrics):
+    """The requests running or queued on every rank, from the text of SGLang's /metrics (0 without a sample)."""
+    return sum(float(sample) for sample in IN_FLIGHT.findall(metrics))
+
+
+def wait_drained(client, clock, sleep, timeout, interval):
+    """Poll /metrics until no request runs or queues; (seconds waited, polls), or None when the server serves no
+    /metrics (404: started without --enable-metrics). HttpError naming the URL when /metrics cannot be read, or
+    when requests are still in flight after ``timeout`` seconds."""
+    start = clock()
+    polls = 0
+    while True:
+        polls += 1
+        status, data = client.call("GET", "/metrics", limit=METRICS_LIMIT)
+        if status == 404:
+            return None
+        if status != 200:
+            raise HttpError("%s/metrics answered HTTP %d" % (client.base, status), status)
+        count = in_flight(data.decode("utf-8", "replace"))
+        if count == 0:
+            return clock() - start, polls
+        if clock() - start >= timeout:
+            raise HttpError("%s still has %g requests in flight after %d s" % (client.base, count, timeout))
+        sleep(interval)

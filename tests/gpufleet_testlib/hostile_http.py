@@ -3,7 +3,7 @@ controls. No real program can be made to answer this way; every well-behaved ans
 one (sglang-router, SGLang, olah).
 
     with Server(reply(b"[1]")) as router:          # every request gets this answer
-        ... router.url, router.requests (each {path, headers})
+        ... router.url, router.requests (each {path, headers, body}); an answer reads handler.body
 """
 
 import threading
@@ -24,7 +24,10 @@ class Server:
                 pass
 
             def _any(self):
-                server.requests.append({"path": self.path, "headers": dict(self.headers)})
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if 0 < length <= 1024 * 1024 else b""
+                self.body = body
+                server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 try:
                     answer(self)
                 except (BrokenPipeError, ConnectionResetError):

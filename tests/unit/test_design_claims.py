@@ -97,12 +97,15 @@ def role_tasks():
             yield os.path.relpath(path, ROOT), task
 
 
-def test_a_servers_server_info_is_read_by_the_module_alone():
-    """The one read of /server_info (gpufleet.sglang.server_info, through the collection's HTTP client): a task of
-    ansible.builtin.uri would follow a redirect with the server's API key to any origin, and read without a cap."""
-    readers = [(path, task["name"]) for path, task in role_tasks()
-               if "/server_info" in str((task.get("ansible.builtin.uri") or {}).get("url", ""))]
-    assert readers == []
+def test_servers_and_routers_are_read_through_the_collections_client_alone():
+    """The design's "the roles read a server's or a router's answer only through the collection's modules":
+    ansible.builtin.uri would follow a redirect with an API key to any origin, and read an answer without a cap.
+    What is left of it asks whether /health answers, sending nothing and reading no content."""
+    asks = [(path, task["ansible.builtin.uri"]) for path, task in role_tasks() if "ansible.builtin.uri" in task]
+    assert asks, "the roles ask /health with ansible.builtin.uri"
+    for path, ask in asks:
+        assert str(ask["url"]).endswith("/health"), (path, ask)
+        assert not set(ask) & {"headers", "body", "return_content", "method", "url_password"}, (path, ask)
 
 
 def test_the_servers_restart_is_written_once():

@@ -74,7 +74,7 @@ def test_the_acceptance_gate_sends_its_prompts_as_one_batch_and_the_real_server_
     before = requests_served()
     run = run_in_scenario("gate.yml", ["sglang_gate_requests=5"])
     assert run.returncode == 0, str(run)
-    assert run.ran("Gate - the server answered every prompt of the batch")
+    assert run.ran("Gate the new draft on its acceptance length over a batch of short generations")
     assert requests_served() - before == 5
 
 
