@@ -123,14 +123,16 @@ def gate_failure(measured, requests, minimum, previous=None, max_regression=0.0)
 
 
 def in_flight(metrics):
-    """The requests running or queued on every rank, from the text of SGLang's /metrics (0 without a sample)."""
-    return sum(float(sample) for sample in IN_FLIGHT.findall(metrics))
+    """(the requests running or queued on every rank, the gauge samples they were read from) in the text of
+    SGLang's /metrics; (0, 0) without a sample."""
+    samples = IN_FLIGHT.findall(metrics)
+    return sum(float(sample) for sample in samples), len(samples)
 
 
 def wait_drained(client, clock, sleep, timeout, interval):
-    """Poll /metrics until no request runs or queues; (seconds waited, polls), or None when the server serves no
-    /metrics (404: started without --enable-metrics). HttpError naming the URL when /metrics cannot be read, or
-    when requests are still in flight after ``timeout`` seconds."""
+    """Poll /metrics until no request runs or queues; (seconds waited, polls, the gauge samples of the last read),
+    or None when the server serves no /metrics (404: started without --enable-metrics). HttpError naming the URL
+    when /metrics cannot be read, or when requests are still in flight after ``timeout`` seconds."""
     start = clock()
     polls = 0
     while True:
@@ -140,9 +142,9 @@ def wait_drained(client, clock, sleep, timeout, interval):
             return None
         if status != 200:
             raise HttpError("%s/metrics answered HTTP %d" % (client.base, status), status)
-        count = in_flight(data.decode("utf-8", "replace"))
+        count, samples = in_flight(data.decode("utf-8", "replace"))
         if count == 0:
-            return clock() - start, polls
+            return clock() - start, polls, samples
         if clock() - start >= timeout:
             raise HttpError("%s still has %g requests in flight after %d s" % (client.base, count, timeout))
         sleep(interval)

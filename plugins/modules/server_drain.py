@@ -65,6 +65,13 @@ polls:
   returned: success
   type: int
   sample: 8
+samples:
+  description:
+    - The gauge samples the last read found (one per gauge and rank). A server whose C(/metrics) carries neither
+      gauge counts as drained with V(0) here.
+  returned: success
+  type: int
+  sample: 2
 """
 
 import time
@@ -91,8 +98,8 @@ def main():
     except HttpError as exc:
         module.fail_json(msg="The requests in flight could not be waited for: %s" % exc)
     if drained is None:
-        module.exit_json(changed=False, metrics=False, waited=0.0, polls=1)
-    module.exit_json(changed=False, metrics=True, waited=round(drained[0], 1), polls=drained[1])
+        module.exit_json(changed=False, metrics=False, waited=0.0, polls=1, samples=0)
+    module.exit_json(changed=False, metrics=True, waited=round(drained[0], 1), polls=drained[1], samples=drained[2])
 
 
 if __name__ == "__main__":
