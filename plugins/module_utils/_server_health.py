@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError, json_answer
+from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError, json_answer, shown
 
 # /server_info is a few KB; a server that answers more is not one to read.
 INFO_LIMIT = 4 * 1024 * 1024
@@ -70,12 +70,17 @@ def speculative_summary(unit, info, argv=None):
         unit, algorithm or "none", draft or "none", wanted_algorithm or "none", wanted_draft or "none"))
 
 
+def _require_ok(client, path, status):
+    """HttpError naming the URL unless the server answered ``path`` with 200."""
+    if status != 200:
+        raise HttpError("%s answered HTTP %d" % (shown(client.base + path), status), status)
+
+
 def read_server_info(client):
     """The server's /server_info (a JSON object), through ``client`` (a _http.Client on the server's origin, with
     its API key); HttpError naming the URL when it cannot be read."""
     status, body = client.call("GET", "/server_info", limit=INFO_LIMIT)
-    if status != 200:
-        raise HttpError("%s/server_info answered HTTP %d" % (client.base, status), status)
+    _require_ok(client, "/server_info", status)
     return json_answer(body, client.base + "/server_info")
 
 
@@ -100,8 +105,7 @@ def generate_batch(client, prompts, max_new_tokens):
     body = json.dumps({"text": prompts, "sampling_params": {"max_new_tokens": max_new_tokens, "temperature": 0}})
     status, data = client.call("POST", "/generate", body.encode(), {"Content-Type": "application/json"},
                                limit=ANSWER_LIMIT * max(len(prompts), 1))
-    if status != 200:
-        raise HttpError("%s/generate answered HTTP %d" % (client.base, status), status)
+    _require_ok(client, "/generate", status)
     return len(json_answer(data, client.base + "/generate", expect=list))
 
 
@@ -140,8 +144,7 @@ def wait_drained(client, clock, sleep, timeout, interval):
         status, data = client.call("GET", "/metrics", limit=METRICS_LIMIT)
         if status == 404:
             return None
-        if status != 200:
-            raise HttpError("%s/metrics answered HTTP %d" % (client.base, status), status)
+        _require_ok(client, "/metrics", status)
         count, samples = in_flight(data.decode("utf-8", "replace"))
         if count == 0:
             return clock() - start, polls, samples
