@@ -22,13 +22,6 @@ description:
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
-  url:
-    description: The server's base URL.
-    type: str
-    default: http://127.0.0.1:30000
-  api_key:
-    description: The server's API key, sent as a bearer token to the server's origin only.
-    type: str
   requests:
     description: How many short generations to send. With V(0), none is sent and only the length is read.
     type: int
@@ -53,6 +46,8 @@ options:
     type: float
     default: 0.10
 extends_documentation_fragment:
+  - gpufleet.sglang._server
+  - gpufleet.sglang._server.api_key
   - gpufleet.sglang._read_only
 seealso:
   - module: gpufleet.sglang.server_info

@@ -21,10 +21,6 @@ description:
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
-  url:
-    description: The server's base URL.
-    type: str
-    default: http://127.0.0.1:30000
   timeout:
     description: Seconds to wait for the requests in flight to finish; still some after that fails the task.
     type: int
@@ -34,6 +30,7 @@ options:
     type: int
     default: 2
 extends_documentation_fragment:
+  - gpufleet.sglang._server
   - gpufleet.sglang._read_only
 """
 

@@ -21,18 +21,13 @@ description:
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
-  url:
-    description: The server's base URL.
-    type: str
-    default: http://127.0.0.1:30000
-  api_key:
-    description: The server's API key, sent as a bearer token to the server's origin only.
-    type: str
   timeout:
     description: Seconds for the whole read, redirects included.
     type: int
     default: 30
 extends_documentation_fragment:
+  - gpufleet.sglang._server
+  - gpufleet.sglang._server.api_key
   - gpufleet.sglang._read_only
 seealso:
   - module: gpufleet.sglang.server_wait

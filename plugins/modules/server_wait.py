@@ -25,10 +25,6 @@ description:
 author:
   - gpufleet.sglang developers (@gpufleet)
 options:
-  url:
-    description: The server's base URL.
-    type: str
-    default: http://127.0.0.1:30000
   unit:
     description: The systemd unit that runs the server.
     type: str
@@ -53,6 +49,7 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - gpufleet.sglang._server
   - gpufleet.sglang._read_only
 """
 
