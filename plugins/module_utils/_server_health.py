@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: gpufleet.sglang contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""An SGLang server's health and what it says it runs: the wait for /health_generate, failing fast when its unit
-dies, the one read of /server_info, the acceptance gate's batch of generations and the drain's wait on the
+"""An SGLang server's health and what it says it runs: whether /health answers, the wait for /health_generate,
+failing fast when its unit dies, the one read of /server_info, the acceptance gate's batch of generations and the drain's wait on the
 requests in flight."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import re
 
 from ansible_collections.gpufleet.sglang.plugins.module_utils._http import HttpError, json_answer, shown
 
+# /health answers with an empty body (SGLang and sglang-router alike); what it says beyond its status is not read.
+HEALTH_LIMIT = 64 * 1024
 # /server_info is a few KB; a server that answers more is not one to read.
 INFO_LIMIT = 4 * 1024 * 1024
 # The answer to one short generation of the gate is a few KB (its text and meta_info).
@@ -68,6 +70,22 @@ def speculative_summary(unit, info, argv=None):
         return summary, None
     return summary, ("%s is healthy but runs speculative_algorithm=%s with draft %s; asked for %s with %s." % (
         unit, algorithm or "none", draft or "none", wanted_algorithm or "none", wanted_draft or "none"))
+
+
+def ask_health(client, clock, sleep, wait, interval):
+    """(the HTTP status of /health, 0 when none came; why it is not 200, "" when it is; how many times it was asked),
+    asked again every ``interval`` seconds until it answers 200 or ``wait`` seconds have passed."""
+    start, asks = clock(), 0
+    while True:
+        asks += 1
+        try:
+            status, dummy = client.call("GET", "/health", limit=HEALTH_LIMIT)
+            error = "" if status == 200 else "%s answered HTTP %d" % (shown(client.base + "/health"), status)
+        except HttpError as exc:
+            status, error = 0, str(exc)
+        if status == 200 or clock() - start >= wait:
+            return status, error, asks
+        sleep(interval)
 
 
 def _require_ok(client, path, status):
