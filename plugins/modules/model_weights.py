@@ -184,6 +184,13 @@ models:
   returned: states resolved and inspected
   type: list
   elements: dict
+commits:
+  description: >-
+    The commit of each model by its name, C({target: <commit>, draft: <commit>}): the one staged from the Hub, or the
+    one a directory's staging record names; empty for a directory without one.
+  returned: state inspected
+  type: dict
+  sample: {target: 0123456789abcdef0123456789abcdef01234567, draft: ""}
 fetch:
   description: >-
     The pieces to fetch, one or more per file (O(piece_size)), with C(piece) and C(pieces), C(end) (the byte it
@@ -256,7 +263,8 @@ def inspected(module):
         module.fail_json(msg="%s. Nothing was changed and the server was not touched: put the model's files there, "
                              "or give a Hugging Face repository to stage it from." % problems, models=models)
     stats["seconds"] = round(stats["seconds"], 3)
-    return dict(changed=False, models=models, fetch=weights.plan_fetches(models, p["piece_size"]),
+    return dict(changed=False, models=models, commits=dict((model["name"], model["commit"]) for model in models),
+                fetch=weights.plan_fetches(models, p["piece_size"]),
                 verified=not any(model["lacks"] for model in models), hashed=stats)
 
 

@@ -19,6 +19,7 @@ def test_converge_moved_every_host_to_the_new_draft(host):
         assert facts["draft"]["path"] == MODELS + "kimi-k25-eagle3-v2"
         assert facts["draft"]["accept_length"] == 3.3
         assert facts["draft"]["previous"] == MODELS + "kimi-k25-eagle3"
+        assert facts["draft"]["commit"] == ""  # a directory on the host, not staged from a repository
 
 
 def test_check_mode_prints_the_plan_and_changes_nothing(host):

@@ -129,6 +129,9 @@ def test_a_draft_rollout_stages_and_checks_everywhere_first_and_leaves_the_moved
         assert "--model-path %s " % target in unit
         assert "--speculative-draft-model-path %s/tiny-org--kimi-k25-eagle3/%s" % (WEIGHTS, draft) in unit
         assert health(server) == "200"
+        # The record says the branch asked for and the commit it was at, which runs.
+        recorded = json.loads(containers.run(server, "cat", "/etc/ansible/facts.d/gpufleet_sglang.fact"))["draft"]
+        assert (recorded["revision"], recorded["commit"]) == ("main", draft), recorded
     order = [(task, host) for task, host, _result in run.results()]
     first_leave = next(index for index, (task, _host) in enumerate(order) if task.endswith(LEAVE))
     checked = [host for task, host in order[:first_leave] if task.endswith(DRAFT_CHECK)]

@@ -53,6 +53,18 @@ def test_staged_then_verified_before_the_switch_and_refused_once_a_byte_changed(
     assert "Nothing was changed and the server was not touched" in refused["msg"]
 
 
+def test_each_model_says_the_commit_it_is_at_by_its_name(mirror, tmp_path):
+    """What the lifecycle records as the commit the server runs (the revision asked for may be a branch)."""
+    models = staged(mirror, str(tmp_path / "root"))
+    plain = tmp_path / "draft"
+    plain.mkdir()
+    (plain / "config.json").write_text('{"architectures": ["LlamaForCausalLMEagle3"]}\n')
+    result = run_module(model_weights, {"models": models + [{"name": "draft", "path": str(plain)}]})
+    assert result["commits"] == {"target": mirror.first, "draft": ""}, result
+    staged_as_path = run_module(model_weights, {"models": [{"name": "draft", "path": models[0]["dir"]}]})
+    assert staged_as_path["commits"] == {"draft": mirror.first}, staged_as_path
+
+
 def test_a_path_without_the_model_fails_naming_it(tmp_path):
     result = run_module(model_weights, {"models": [{"name": "draft", "path": str(tmp_path)}]})
     assert result["failed"] and result["msg"].startswith("draft %s: config.json is missing." % tmp_path)
