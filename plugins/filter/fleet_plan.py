@@ -43,27 +43,28 @@ options:
   owes:
     description:
       - "What each host owes, C({host: [reason, ...]}); a host with no reason owes nothing (unless its group does)."
-      - Required unless O(fact) is given.
+      - Required unless O(states) is given.
     type: dict
   serving:
     description: "Whether each host serves now, C({host: bool}); a missing host counts as serving."
     type: dict
     default: {}
-  fact:
+  states:
     description:
-      - The name of a host variable C({owes, serving}) that each host of O(_input) set for itself (the launch role's
-        C(sglang_launch_state), say), read instead of O(owes) and O(serving). A host without it is left out of the
-        plan (it failed before the plan). A host whose variable also says C(ready) false (a driver waiting for its
-        reboot) is in RV(_value.not_ready).
-    type: str
+      - What each host owes, C({host => {owes, serving, ready}}), as the role that found it says it, read instead of
+        O(owes) and O(serving). A host of O(_input) without one is left out of the plan (it failed before the plan).
+        A host whose C(ready) is false (a driver waiting for its reboot) is in RV(_value.not_ready).
+    type: dict
 """
 
 EXAMPLES = r"""
 plan: >-
   {{ ['a', 'b', 'c'] | gpufleet.sglang.fleet_plan(hostvars, 1, groups, owes={'a': ['settings'], 'b': ['settings'], 'c': []}) }}
 # => order [a, b], sizes [1, 1], text "[a] -> [b]"
-# What each host of the play owes, from what it set (sglang_launch_state: {owes, serving, ...}).
-plan_from_facts: "{{ ansible_play_hosts | gpufleet.sglang.fleet_plan(hostvars, sglang_batch, groups, fact='sglang_launch_state') }}"
+# What each host of the play owes, as a role of the play found it ({owes, serving, ready}, here launch's register).
+plan_from_states: >-
+  {{ ansible_play_hosts | gpufleet.sglang.fleet_plan(hostvars, sglang_batch, groups,
+     states=dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, 'sglang_launch_state')))) }}
 """
 
 RETURN = r"""
@@ -100,7 +101,7 @@ _value:
       description: The batches for people, C([a, b] -> [c]).
       type: str
     not_ready:
-      description: With O(fact), the hosts whose variable says C(ready) false; otherwise empty.
+      description: With O(states), the hosts whose state says C(ready) false; otherwise empty.
       type: list
       elements: str
 """
@@ -114,14 +115,14 @@ def _setting(variables, name):
     return variables[name] if name in variables else None
 
 
-def fleet_plan(hosts, hostvars, batch, groups, owes=None, serving=None, fact=None):
+def fleet_plan(hosts, hostvars, batch, groups, owes=None, serving=None, states=None):
     hosts = list(hosts)
-    if fact:
-        hosts = [host for host in hosts if _setting(hostvars[host], fact) is not None]
-        owes = dict((host, hostvars[host][fact]["owes"]) for host in hosts)
-        serving = dict((host, hostvars[host][fact]["serving"]) for host in hosts)
+    if states is not None:
+        hosts = [host for host in hosts if states.get(host) is not None]
+        owes = dict((host, states[host]["owes"]) for host in hosts)
+        serving = dict((host, states[host]["serving"]) for host in hosts)
     elif owes is None:
-        raise AnsibleFilterError("fleet_plan needs owes, or fact: the host variable that holds each host's owes")
+        raise AnsibleFilterError("fleet_plan needs owes, or states: what each host owes")
     tp_groups = dict((host, _setting(hostvars[host], "sglang_tp_group") or "") for host in hosts)
     host_batches = dict((host, value) for host, value in
                         ((host, _setting(hostvars[host], "sglang_batch")) for host in hosts) if value is not None)
@@ -130,7 +131,7 @@ def fleet_plan(hosts, hostvars, batch, groups, owes=None, serving=None, fact=Non
                                    host_batches)
     except ValueError as exc:
         raise AnsibleFilterError(str(exc))
-    plan["not_ready"] = [host for host in hosts if fact and hostvars[host][fact].get("ready", True) is False]
+    plan["not_ready"] = [host for host in hosts if states is not None and states[host].get("ready", True) is False]
     return plan
 
 
