@@ -229,3 +229,36 @@ def test_a_request_in_flight_finishes_before_its_server_restarts(router):
     assert len(waits) == 1 and waits[0]["polls"] >= 2
     assert main_pid(first) != pid and drafts()[first] == other
     wait_all_registered()
+
+
+def test_a_drain_that_runs_out_of_time_puts_the_running_server_back(router):
+    """The rescue of a batch that failed after its server left the routers and before anything stopped: the
+    server kept runs, the lifecycle's abort asks its /health (gpufleet.sglang.health_info) and puts it back into
+    the router. A 20 s request is in flight when the drain starts, and the drain may wait 2 s."""
+    first = SERVERS[0]
+    other = MODELS + ("kimi-k25-eagle3-v2" if drafts()[first].endswith("v3") else "kimi-k25-eagle3-v3")
+    first_url = "http://%s:30000" % containers.address(first)
+    pid, before = main_pid(first), drafts()
+    answer = {"reply": (None, "the run ended before %s left the router" % first)}
+    run_over = threading.Event()
+
+    def long_request_once_out_of_the_router():
+        while first_url in [worker["url"] for worker in registered(router, ADMIN_KEY)]:
+            if run_over.wait(0.05):
+                return
+        answer["reply"] = http(first_url + "/generate", API_KEY, timeout=120,
+                               body={"text": "a long answer", "sampling_params": {"max_new_tokens": 2000}})
+
+    request = threading.Thread(target=long_request_once_out_of_the_router)
+    request.start()
+    try:
+        run = upgrade(other, "sglang_drain_timeout=2", args=["--limit", first])
+    finally:
+        run_over.set()
+        request.join()
+    assert run.returncode != 0
+    assert run.says("still has 1 requests in flight after 2 s"), str(run)
+    assert run.result("Ask whether the server it kept answers", first)["healthy"] is True, str(run)
+    assert answer["reply"][0] == 200, answer  # never stopped under it
+    assert main_pid(first) == pid and drafts() == before
+    wait_all_registered()  # back in the router
