@@ -84,10 +84,11 @@ def test_the_escape_reader_finds_them():
 
 
 def test_no_jinja_in_yaml_relies_on_a_backslash_escape():
-    """ansible-core 2.21 (the release pinned, checked) does not decode the backslash escapes of a string literal in a template that comes from
-    YAML, though it does in a .j2 file: after YAML has read it, '^\\\\s*$' stays a regex for a backslash and
-    'a\\nb' four characters. The apt source's lines for a key given as text were built that way, and never matched
-    (cuda_driver, 0.2.1). A backslash in YAML-borne Jinja is for a regex only (\\. \\d \\s, one backslash)."""
+    """ansible-core 2.21 (the release pinned, checked) does not decode the backslash escapes of a string literal
+    in a template that comes from YAML, though it does in a .j2 file: after YAML has read it, '^\\\\s*$' stays a
+    regex for a backslash and 'a\\nb' four characters. The apt source's lines for a key given as text were built
+    that way, and never matched (cuda_driver, 0.2.1). A backslash in YAML-borne Jinja is for a regex only (\\.
+    \\d \\s, one backslash)."""
     suspicious = []
     paths = glob.glob(os.path.join(ROOT, "playbooks", "*.yml")) + glob.glob(os.path.join(ROOT, "roles", "*", "*", "*.yml"))
     for path in sorted(paths):
