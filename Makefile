@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.venv/bin:$(PATH)
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.collections
 
-.PHONY: setup engine image real-sglang test test-rollout test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-idle-cpu bench-weights bench-hashing bench-out bench-scale bench-fresh-ci ee build release clean
+.PHONY: setup engine image real-sglang test test-rollout test-eda test-cores lint docs docs-site sanity units molecule demo demo-down bench sweep bench-rollout bench-settings bench-noop bench-profile bench-host-cpu bench-real bench-speculation bench-idle-cpu bench-weights bench-hashing bench-out bench-scale bench-fresh-ci ee build release clean
 
 setup:            ## the pinned dev environment in .venv, the collection link, ansible-test's offline pip bootstrap
 	bash scripts/setup.sh
@@ -24,6 +24,9 @@ test: setup ## the whole suite: lint, generated docs, build + Galaxy import, san
 
 test-rollout: setup image real-sglang  ## a draft rollout on two real SGLang servers behind the router, gated on the acceptance SGLang reports (EAGLE-3 on the CPU; not in make test)
 	time molecule test -s real_rollout
+
+test-eda: setup  ## the Event-Driven Ansible event source inside the real ansible-rulebook (.venv-eda and Debian's Java; not in make test)
+	time pytest -q -p no:cacheprovider tests/eda
 
 test-cores: setup  ## units and ansible-test sanity on ansible-core 2.19 and 2.20 (the older minors claimed), beside make test's 2.21
 	bash scripts/other-cores.sh
