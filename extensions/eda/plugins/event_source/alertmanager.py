@@ -102,8 +102,8 @@ def parse_alerts(body):
     """The alerts of an Alertmanager webhook body (bytes), checked: (meta, [alert...]); Refused(400) otherwise."""
     try:
         payload = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise Refused(400, "the body is not JSON (%s)" % exc) from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's limit
+        raise Refused(400, "the body is not JSON (%s)" % type(exc).__name__) from None
     if not isinstance(payload, dict) or payload.get("version") != "4":
         raise Refused(400, "the body is not an Alertmanager webhook payload of version 4")
     alerts = payload.get("alerts")
