@@ -2,6 +2,7 @@
 notice, with the router's retries and circuit breaker off so that only the drain protects them.
 Runs after test_upgrade.py, on the fleet it leaves (every server on the v2 draft)."""
 
+import contextlib
 import json
 import os
 import signal
@@ -193,34 +194,47 @@ def test_a_controller_killed_mid_drain_leaves_nothing_out_for_good(router):
     wait_all_registered()
 
 
-def test_a_request_in_flight_finishes_before_its_server_restarts(router):
-    """Deterministic where client traffic is not: a 20 s request (2000 new tokens at 10 ms) sent to the
-    first server itself the moment it leaves the router, so that it is in flight when the drain starts
-    however long the run took to get there; the drain waits for it."""
-    first = SERVERS[0]
-    other = MODELS + ("kimi-k25-eagle3-v2" if drafts()[first].endswith("v3") else "kimi-k25-eagle3-v3")
-    first_url = "http://%s:30000" % containers.address(first)
-    pid = main_pid(first)
-    answer = {"reply": (None, "the run ended before %s left the router" % first)}
+def other_draft(server):
+    """The stand-in draft that server does not serve now (the tests alternate v2 and v3)."""
+    return MODELS + ("kimi-k25-eagle3-v2" if drafts()[server].endswith("v3") else "kimi-k25-eagle3-v3")
+
+
+@contextlib.contextmanager
+def long_request_once_out_of_the_router(router, server):
+    """While the block runs a playbook: a 20 s request (2000 new tokens at 10 ms) sent to server itself the
+    moment it leaves the router. Yields {"reply": (status, body)}, final once the block has ended."""
+    url = "http://%s:30000" % containers.address(server)
+    answer = {"reply": (None, "the run ended before %s left the router" % server)}
     run_over = threading.Event()
 
-    def long_request_once_out_of_the_router():
-        while first_url in [worker["url"] for worker in registered(router, ADMIN_KEY)]:
+    def send():
+        while url in [worker["url"] for worker in registered(router, ADMIN_KEY)]:
             if run_over.wait(0.05):
                 return
         try:
-            answer["reply"] = http(first_url + "/generate", API_KEY, timeout=120,
+            answer["reply"] = http(url + "/generate", API_KEY, timeout=120,
                                    body={"text": "a long answer", "sampling_params": {"max_new_tokens": 2000}})
         except OSError as exc:  # the server went away under it
             answer["reply"] = (None, str(exc))
 
-    request = threading.Thread(target=long_request_once_out_of_the_router)
+    request = threading.Thread(target=send)
     request.start()
     try:
-        run = upgrade(other, args=["--limit", first])
+        yield answer
     finally:
         run_over.set()
         request.join()
+
+
+def test_a_request_in_flight_finishes_before_its_server_restarts(router):
+    """Deterministic where client traffic is not: a 20 s request sent to the first server itself the moment it
+    leaves the router, so that it is in flight when the drain starts however long the run took to get there; the
+    drain waits for it."""
+    first = SERVERS[0]
+    other = other_draft(first)
+    pid = main_pid(first)
+    with long_request_once_out_of_the_router(router, first) as answer:
+        run = upgrade(other, args=["--limit", first])
     assert run.returncode == 0, str(run)
     status, reply = answer["reply"]
     assert status == 200, reply  # a server stopped under it would have dropped the connection
@@ -236,26 +250,10 @@ def test_a_drain_that_runs_out_of_time_puts_the_running_server_back(router):
     server kept runs, the lifecycle's abort asks its /health (gpufleet.sglang.health_info) and puts it back into
     the router. A 20 s request is in flight when the drain starts, and the drain may wait 2 s."""
     first = SERVERS[0]
-    other = MODELS + ("kimi-k25-eagle3-v2" if drafts()[first].endswith("v3") else "kimi-k25-eagle3-v3")
-    first_url = "http://%s:30000" % containers.address(first)
+    other = other_draft(first)
     pid, before = main_pid(first), drafts()
-    answer = {"reply": (None, "the run ended before %s left the router" % first)}
-    run_over = threading.Event()
-
-    def long_request_once_out_of_the_router():
-        while first_url in [worker["url"] for worker in registered(router, ADMIN_KEY)]:
-            if run_over.wait(0.05):
-                return
-        answer["reply"] = http(first_url + "/generate", API_KEY, timeout=120,
-                               body={"text": "a long answer", "sampling_params": {"max_new_tokens": 2000}})
-
-    request = threading.Thread(target=long_request_once_out_of_the_router)
-    request.start()
-    try:
+    with long_request_once_out_of_the_router(router, first) as answer:
         run = upgrade(other, "sglang_drain_timeout=2", args=["--limit", first])
-    finally:
-        run_over.set()
-        request.join()
     assert run.returncode != 0
     assert run.says("still has 1 requests in flight after 2 s"), str(run)
     assert run.result("Ask whether the server it kept answers", first)["healthy"] is True, str(run)

@@ -224,9 +224,10 @@ async def main(queue, args):
     app.router.add_route("POST", "/{tail:.*}", receive)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, args.get("host", "127.0.0.1"), int(args["port"]))
+    host = args.get("host", "127.0.0.1")
+    site = web.TCPSite(runner, host, int(args["port"]))
     await site.start()
-    logger.info("gpufleet.sglang.alertmanager: listening on %s:%s", args.get("host", "127.0.0.1"), args["port"])
+    logger.info("gpufleet.sglang.alertmanager: listening on %s:%s", host, args["port"])
     try:
         await asyncio.Future()
     finally:
